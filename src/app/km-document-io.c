@@ -112,9 +112,10 @@ query_path_identity (const char *path)
 
 /* What a body's data goes with (the model file it was read from or a save last wrote, and
  * what that file held then) is the item file watch's record of it, one for the changed-on-
- * disk bar and for the question below (km_item_file_watch_get_item_read): set when the
- * watch first sees the body (read, reloaded, duplicated, the built-in example saved as a
- * file, in the project or a sub-project), and when a save writes the file.
+ * disk bar and for the question below (km_item_file_watch_get_item_read), kept on the body:
+ * set as a load that read it is applied (opened, imported, recovered, reloaded: what the
+ * loader read), when a save writes the file, and by the watch for a body that has none when
+ * it first sees it (duplicated, the built-in example saved as a file).
  * km-document-skeleton.c's marks: the body's skeleton was edited since its file was read
  * or written; the body is the built-in example's (its "skeleton.json" is no file). */
 #define SKELETON_MODIFIED_KEY "km-skeleton-modified"
@@ -139,6 +140,139 @@ body_model_path (KmItemIo *io,
   if (g_object_get_data (G_OBJECT (body), EMBEDDED_MODEL_KEY))
     return NULL;
   return km_item_file_watch_dup_item_path (io, body);
+}
+
+/* ---- What a load read --------------------------------------------------------------- */
+
+/* Whether the file at @path starts with a UTF-16 byte order mark: what its loader read is
+ * then that text in UTF-8 (KmModelExtras.text), not its bytes. */
+static gboolean
+starts_utf16 (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
+  guint8 mark[2];
+  gsize n = 0;
+
+  return in != NULL
+         && g_input_stream_read_all (G_INPUT_STREAM (in), mark, 2, &n, NULL, NULL) && n == 2
+         && ((mark[0] == 0xFF && mark[1] == 0xFE) || (mark[0] == 0xFE && mark[1] == 0xFF));
+}
+
+/* The checksum (km_format_file_checksum) of what a model was read from at @path: of @text,
+ * the bytes its loader read (KmModelExtras.text), so that a change another program made
+ * since (even before anything looked at the file again) is one; of the file as it is now
+ * where the text was not kept (larger than KM_MODEL_TEXT_KEEP_MAX) or is a UTF-16 file's
+ * converted. NULL: there was no file. File I/O: on the load's worker thread. */
+static char *
+read_checksum (const char *path,
+               GBytes     *text)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *now = km_format_file_checksum (file, NULL, NULL);
+  g_autofree char *read = NULL;
+
+  if (text == NULL)
+    return g_steal_pointer (&now);
+  read = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, text);
+  if (now != NULL && strcmp (now, read) != 0 && starts_utf16 (path))
+    return g_steal_pointer (&now);
+  return g_steal_pointer (&read);
+}
+
+/* What a body read by a load was read from: the record km_item_file_watch_set_item_read
+ * keeps, made on the worker and set when the load is applied. */
+typedef struct
+{
+  KmItem *body;       /* NULL: the body a model file opened becomes */
+  char   *path;       /* as the file watch resolves it, where the load read it */
+  char   *checksum;
+} BodyRead;
+
+static void
+body_read_free (gpointer data)
+{
+  BodyRead *read = data;
+
+  g_clear_object (&read->body);
+  g_free (read->path);
+  g_free (read->checksum);
+  g_free (read);
+}
+
+static void
+add_body_read (GPtrArray  *reads,
+               KmItem     *body,
+               const char *path,
+               GBytes     *text)
+{
+  BodyRead *read = g_new0 (BodyRead, 1);
+
+  read->body = body != NULL ? g_object_ref (body) : NULL;
+  read->path = g_strdup (path);
+  read->checksum = read_checksum (path, text);
+  g_ptr_array_add (reads, read);
+}
+
+typedef struct
+{
+  KmItemIo  *io;
+  GPtrArray *reads;
+} ReadScan;
+
+static void
+collect_body_read (gpointer item,
+                   gpointer user_data)
+{
+  ReadScan *scan = user_data;
+  g_autofree char *path = NULL;
+
+  if (!KM_IS_BODY_ITEM (item) || (path = body_model_path (scan->io, item)) == NULL)
+    return;
+  add_body_read (scan->reads, item, path,
+                 km_body_item_get_model_text (KM_BODY_ITEM (item), NULL));
+}
+
+/* The bodies of @root (read through @io) and what each was read from. Touches no document:
+ * runs on the load's worker for a project it read. */
+static void
+collect_body_reads (KmItem    *root,
+                    KmItemIo  *io,
+                    GPtrArray *reads)
+{
+  ReadScan scan = { io, reads };
+
+  if (root != NULL)
+    km_item_foreach (root, collect_body_read, &scan);
+}
+
+/* Each body of @reads (@model_body for the one a model file opened) goes with what the
+ * load read: its record is set now, as the load is applied, not when a file watch first
+ * sees it (there may be none: a document without a window), so that a save made at once
+ * still asks before writing over another program's change made since the read. A body
+ * that no longer resolves to the file the load read (a recovery's, whose references now
+ * resolve against the project's folder) is left to the watch. */
+static void
+apply_body_reads (KmDocument *self,
+                  GPtrArray  *reads,
+                  KmItem     *model_body)
+{
+  g_auto(KmDocumentItemIo) io = { 0 };
+
+  if (reads == NULL || reads->len == 0)
+    return;
+  km_document_item_io_init (self, &io);
+  for (guint i = 0; i < reads->len; i++)
+    {
+      BodyRead *read = g_ptr_array_index (reads, i);
+      KmItem *body = read->body != NULL ? read->body : model_body;
+      g_autofree char *path = NULL;
+
+      if (body == NULL || !KM_IS_BODY_ITEM (body)
+          || (path = body_model_path (&io.io, body)) == NULL || strcmp (path, read->path) != 0)
+        continue;
+      km_item_file_watch_set_item_read (body, path, read->checksum);
+    }
 }
 
 typedef struct
@@ -285,6 +419,7 @@ typedef struct
                                    * its folder exists; or NULL */
   char           *identity;       /* a project: what its file (a recovery's project_file)
                                    * was on disk when read, or NULL */
+  GPtrArray      *body_reads;     /* of BodyRead: what the bodies read were read from */
 } LoadedFile;
 
 static void
@@ -295,6 +430,7 @@ loaded_file_free (LoadedFile *loaded)
   g_clear_pointer (&loaded->extras, km_model_extras_free);
   g_clear_object (&loaded->project_file);
   g_free (loaded->identity);
+  g_clear_pointer (&loaded->body_reads, g_ptr_array_unref);
   g_ptr_array_unref (loaded->warnings);
   g_free (loaded->path);
   g_free (loaded);
@@ -412,6 +548,34 @@ load_file (const char  *path,
     }
   else if (loaded->format->kind != KM_FILE_KIND_PROJECT)
     g_clear_pointer (&loaded->identity, g_free);
+  loaded->body_reads = g_ptr_array_new_with_free_func (body_read_free);
+  if (loaded->format->kind == KM_FILE_KIND_PROJECT)
+    {
+      /* Resolved as they were read: against the folder the project was read from. */
+      const char *file = km_project_get_file (loaded->result);
+      g_autofree char *dir = km_cnoid_reference_dir (loaded->result);
+      g_autofree char *share_dir = file != NULL ? km_cnoid_find_share_dir (file) : NULL;
+      g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GPtrArray) open_files = g_ptr_array_new_with_free_func (g_free);
+      KmItemIo io = {
+        .file = file != NULL ? file : "",
+        .dir = dir,
+        .share_dir = share_dir,
+        .messages = messages,
+        .open_files = open_files,
+      };
+
+      if (dir == NULL)
+        io.dir = dir = g_get_current_dir ();
+      collect_body_reads (km_project_get_root_item (loaded->result), &io, loaded->body_reads);
+    }
+  else if (loaded->format->kind == KM_FILE_KIND_MODEL)
+    {
+      g_autofree char *canonical = g_canonicalize_filename (path, NULL);
+
+      add_body_read (loaded->body_reads, NULL, canonical,
+                     loaded->extras != NULL ? loaded->extras->text : NULL);
+    }
   return g_steal_pointer (&loaded);
 }
 
@@ -471,6 +635,8 @@ apply_loaded_file (KmDocument  *self,
     {
     case KM_FILE_KIND_MODEL:
       _km_document_import_model (self, file, path, format, result, extras);
+      /* (the new body is the current one) */
+      apply_body_reads (self, loaded->body_reads, km_document_get_body_item (self));
       /* IK targets the model defines (Scenebuilder <ik>) go under the new body; added last
        * first, so that the first target is the one shown. */
       for (guint i = extras->targets->len; i > 0; i--)
@@ -599,6 +765,7 @@ apply_loaded_file (KmDocument  *self,
         /* Its load's messages came as parse warnings (logged above), not in the project. */
         _km_document_set_project (self, result, file);
         _km_document_set_file_identity (self, result, loaded->identity);
+        apply_body_reads (self, loaded->body_reads, NULL);
         body = km_document_get_body_item (self);
         if (body == NULL)
           km_document_log (self, G_LOG_LEVEL_INFO, _("%s: the project has no body to show."),
@@ -791,6 +958,7 @@ apply_recovered (KmDocument *self,
   /* The work goes back to its project's file (Save writes there), still unsaved. */
   _km_document_set_project (self, project, loaded->project_file);
   _km_document_set_file_identity (self, project, loaded->identity);
+  apply_body_reads (self, loaded->body_reads, NULL);
   km_document_set_modified (self, TRUE);
   /* The skeletons read from the autosave's copies are the document's now. */
   _km_autosave_remove_models (loaded->path, NULL);
@@ -967,6 +1135,21 @@ km_document_reread_item (KmDocument  *self,
                      (const char *) g_ptr_array_index (io.messages, i));
   if (example_dir != NULL)
     g_object_set_data (G_OBJECT (fresh), "km-embedded-model", GINT_TO_POINTER (TRUE));
+  else if (KM_IS_BODY_ITEM (fresh))
+    {
+      /* What the body read again was read from (here, on the thread that read it): the
+       * file @item refers to, resolved where @item is (a sub-project's folder), which the
+       * fresh item takes over. */
+      g_autofree char *path = body_model_path (&io.io, item);
+
+      if (path != NULL)
+        {
+          g_autofree char *checksum =
+            read_checksum (path, km_body_item_get_model_text (KM_BODY_ITEM (fresh), NULL));
+
+          km_item_file_watch_set_item_read (fresh, path, checksum);
+        }
+    }
   km_item_set_name (fresh, km_item_get_name (item));
   km_item_set_checked (fresh, km_item_get_checked (item));
   /* Views refer to it by its id (the Pose Roll's currentPoseSeqItem): one that another

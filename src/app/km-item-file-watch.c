@@ -147,8 +147,9 @@ km_item_file_watch_set_item_read (KmItem     *item,
  * @checksum: (out) (optional) (nullable): km_format_file_checksum() of what it held then
  *   (%NULL: no file)
  *
- * What @item's data goes with, as km_item_file_watch_set_item_read() or the watch recorded
- * it: once the watch has seen @item (an item read a moment ago may not have it yet).
+ * What @item's data goes with, as km_item_file_watch_set_item_read() recorded it: for a
+ * body, from the moment the load that read it is applied (km-document-io.c); for another
+ * item, once the watch has seen it.
  *
  * Returns: whether there is such a record
  */

@@ -42,9 +42,11 @@ gboolean         km_item_file_watch_get_deleted (KmItemFileWatch *self,
 void             km_item_file_watch_forget      (KmItemFileWatch *self);
 
 /* The one record of what an item's data goes with (the file it was read from or last
- * written to, and the checksum of what it held then), kept on the item: the watch sets it
- * when it first sees the item and after the document writes the file; a save reads it to
- * ask before writing over another program's change. */
+ * written to, and the checksum of what it held then), kept on the item (so that a document
+ * without a watch has it too): the document sets it for a body as the load that read it is
+ * applied (what the loader read) and after a save writes its model file; the watch sets it
+ * for an item that has none when it first sees it, and after the document writes the file;
+ * a save reads it to ask before writing over another program's change. */
 char            *km_item_file_watch_dup_item_path (KmItemIo    *io,
                                                    KmItem      *item);
 void             km_item_file_watch_set_item_read (KmItem      *item,

@@ -1629,6 +1629,91 @@ test_model_file_sub_project (Fixture       *f,
   save_asks_about_model (f, model, theirs);
 }
 
+typedef struct
+{
+  gboolean    done;
+  const char *model;   /* changed by another program as soon as the load is applied */
+} OpenedNow;
+
+static void
+opened_then_changed_cb (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  OpenedNow *opened = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_import_file_finish (KM_DOCUMENT (source), result, &error));
+  g_assert_no_error (error);
+  /* At once: before the main loop runs on to anything that looks at the file again. */
+  change_elbow_behind_our_back (opened->model, 1.2);
+  opened->done = TRUE;
+}
+
+/* The project opened again and its skeleton.json changed by another program right after
+ * the load is applied (before the file watch's first look at it), then the skeleton edited:
+ * Save asks, as for a change made later (the record of what the body was read from is what
+ * the load read, not what the file held when the watch first hashed it). */
+static void
+test_model_file_changed_at_open (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *theirs = NULL;
+  OpenedNow opened = { FALSE, model };
+
+  km_document_import_file_async (f->document, f->file, NULL, opened_then_changed_cb, &opened);
+  g_assert_true (test_app_wait_flag (&opened.done, 20000));
+  theirs = read_file (model);
+  g_assert_cmpfloat (elbow_z (model), ==, 1.2);
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  g_assert_true (km_document_get_modified (f->document));
+  save_asks_about_model (f, model, theirs);
+  /* And the bar says it changed, once the watch looks. */
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+}
+
+/* The same in a document without a window (so without a file watch): the record the load
+ * made is enough for km_document_save to refuse to write over the change. */
+static void
+test_model_file_changed_windowless (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  KmSkeleton *skeleton;
+  int elbow;
+
+  g_assert_true (km_document_import_file (document, f->file, &error));
+  g_assert_no_error (error);
+  change_elbow_behind_our_back (model, 1.2);
+  theirs = read_file (model);
+  /* However long it takes: no watch is there to learn anything meanwhile. */
+  test_app_spin_for (300);
+
+  skeleton = km_document_get_skeleton (document);
+  elbow = km_skeleton_find_joint (skeleton, "Elbow");
+  g_assert_cmpint (elbow, >=, 0);
+  edited = km_skeleton_edit_set_offset (skeleton, (guint) elbow, km_vec3 (0, 0, 1.5), &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (document, edited, "Offset", NULL));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+
+  g_assert_false (km_document_save (document, f->file, &error));
+  g_assert_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK);
+  g_assert_nonnull (strstr (error->message, "“skeleton.json” has changed on disk"));
+  after = read_file (model);
+  g_assert_cmpstr (after, ==, theirs);
+  g_assert_true (km_document_get_modified (document));
+  km_document_cancel_solve (document);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+}
+
 static void
 choreonoid_saved_cb (GObject      *source,
                      GAsyncResult *result,
@@ -1744,5 +1829,9 @@ main (int    argc,
               fixture_setup, test_model_file_sub_project, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/model-file-choreonoid", Fixture, NULL,
               fixture_setup, test_model_file_choreonoid, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-changed-at-open", Fixture, NULL,
+              fixture_setup, test_model_file_changed_at_open, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-changed-windowless", Fixture, NULL,
+              fixture_setup, test_model_file_changed_windowless, fixture_teardown);
   return g_test_run ();
 }

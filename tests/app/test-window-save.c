@@ -2151,7 +2151,11 @@ test_save_keeps_json_copy_replaced_while_saving (Fixture       *f,
 }
 
 /* A skeleton.json of the user's, which a save writes back where it is, that another program
- * replaces once the save was planned: it is not written over; the edits go to a copy. */
+ * replaces once the save was planned: it is not written over; the save stops with the
+ * changed-on-disk error, whose question (Overwrite, Reload, Cancel) the window asks, and
+ * the project stays unsaved. (It used to pass the change over and write the edits to a
+ * copy: the save came before the file watch's first look, the only record of what the
+ * file held then; the record is now what the import read.) */
 static void
 test_save_keeps_users_json_replaced_while_saving (Fixture       *f,
                                                   gconstpointer  data)
@@ -2159,13 +2163,27 @@ test_save_keeps_users_json_replaced_while_saving (Fixture       *f,
   g_auto(OwnCopyCase) c = own_copy_case_import_model (f->document, ".", "bench-ur5.json",
                                                       "bench-ur5.json", "bench-ur5-2.json");
   KmBodyItem *body = c.body;
+  g_autofree char *text = NULL;
   g_autofree char *users = NULL;
   g_autofree char *after = NULL;
+  CopyReplacement replacement = { c.model, NULL, FALSE };
+  g_autoptr(GError) error = NULL;
+  gulong handler;
 
-  users = save_while_replaced (f->document, c.project, c.model, "\n\n");
-  g_assert_cmpstr (km_body_item_get_file (body), ==, c.copy);
-  g_assert_cmpfloat (file_offset (c.copy), ==, 0.5);
-  g_assert_false (km_document_get_modified (f->document));
+  g_assert_true (g_file_get_contents (c.model, &text, NULL, NULL));
+  users = g_strconcat (text, "\n\n", NULL);
+  replacement.text = users;
+  edit_offset (f->document, 0.5);
+  handler = g_signal_connect (f->document, "notify::saving",
+                              G_CALLBACK (replace_copy_when_saving), &replacement);
+  g_assert_false (km_document_save (f->document, c.project, &error));
+  g_signal_handler_disconnect (f->document, handler);
+  g_assert_true (replacement.done);
+  g_assert_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK);
+  g_assert_true (g_file_get_contents (c.model, &after, NULL, NULL));
+  g_assert_true (g_str_equal (after, users));
+  g_assert_cmpstr (km_body_item_get_file (body), ==, c.model);
+  g_assert_true (km_document_get_modified (f->document));
 }
 
 /* A copy of Kinema's that no body of its project refers to any more but a body of another
