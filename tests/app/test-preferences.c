@@ -24,6 +24,7 @@
 #include "km-preferences-window.h"
 #include "km-time-bar.h"
 #include "km-window.h"
+#include "km-yaml.h"
 
 #include "test-app-util.h"
 #include "km-test-tmp.h"
@@ -1256,6 +1257,23 @@ assert_recent_label_lines (int max_lines)
   test_app_spin ();
 }
 
+/* A YAML syntax error reads in the user's language throughout: libyaml's description of
+ * it was shown in English after the translated "malformed YAML:" (review rev25-ja 1). */
+static void
+assert_yaml_error_translated (void)
+{
+  static const char text[] = "links: [ 1, 2\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmYamlNode) root = km_yaml_parse ("bad.yaml", text, strlen (text), NULL, &error);
+
+  g_assert_null (root);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, "bad.yaml:"));
+  g_assert_null (strstr (error->message, "did not find"));
+  g_assert_null (strstr (error->message, "while parsing"));
+}
+
 /* Run last: it switches this process to Japanese. */
 static void
 test_japanese (void)
@@ -1301,6 +1319,7 @@ test_japanese (void)
   destroy_window (window);
 
   assert_recent_label_lines (2);
+  assert_yaml_error_translated ();
 }
 
 static gboolean

@@ -769,13 +769,106 @@ parser_event (Parser       *p,
     }
 }
 
+/* What libyaml (0.2) says of a syntax error, its problem and its context, in English:
+ * looked up here so that the message is in the user's language (a text libyaml adds later
+ * is shown as it is). */
+static const char * const libyaml_texts[] = {
+  /* Translators: libyaml's descriptions of a YAML syntax error, shown after "malformed
+   * YAML: ". Quoted characters (':', ']', …) and names in <> or capitals are YAML's
+   * own: keep them as they are. */
+  N_("block sequence entries are not allowed in this context"),
+  N_("control characters are not allowed"),
+  N_("could not find expected ':'"),
+  N_("could not find expected directive name"),
+  N_("did not find URI escaped octet"),
+  N_("did not find expected '!'"),
+  N_("did not find expected ',' or ']'"),
+  N_("did not find expected ',' or '}'"),
+  N_("did not find expected '-' indicator"),
+  N_("did not find expected <document start>"),
+  N_("did not find expected alphabetic or numeric character"),
+  N_("did not find expected comment or line break"),
+  N_("did not find expected digit or '.' character"),
+  N_("did not find expected hexdecimal number"),
+  N_("did not find expected key"),
+  N_("did not find expected node content"),
+  N_("did not find expected tag URI"),
+  N_("did not find expected version number"),
+  N_("did not find expected whitespace"),
+  N_("did not find expected whitespace or line break"),
+  N_("did not find the expected '>'"),
+  N_("found a tab character that violates indentation"),
+  N_("found a tab character where an indentation space is expected"),
+  N_("found an incorrect leading UTF-8 octet"),
+  N_("found an incorrect trailing UTF-8 octet"),
+  N_("found an indentation indicator equal to 0"),
+  N_("found character that cannot start any token"),
+  N_("found duplicate %TAG directive"),
+  N_("found duplicate %YAML directive"),
+  N_("found extremely long version number"),
+  N_("found incompatible YAML document"),
+  N_("found invalid Unicode character escape code"),
+  N_("found undefined tag handle"),
+  N_("found unexpected ':'"),
+  N_("found unexpected document indicator"),
+  N_("found unexpected end of stream"),
+  N_("found unexpected non-alphabetical character"),
+  N_("found unknown directive name"),
+  N_("found unknown escape character"),
+  N_("incomplete UTF-16 character"),
+  N_("incomplete UTF-16 surrogate pair"),
+  N_("incomplete UTF-8 octet sequence"),
+  N_("input is too long"),
+  N_("invalid Unicode character"),
+  N_("invalid leading UTF-8 octet"),
+  N_("invalid length of a UTF-8 sequence"),
+  N_("invalid trailing UTF-8 octet"),
+  N_("mapping keys are not allowed in this context"),
+  N_("mapping values are not allowed in this context"),
+  N_("unexpected low surrogate area"),
+  N_("while parsing a %TAG directive"),
+  N_("while parsing a block collection"),
+  N_("while parsing a block mapping"),
+  N_("while parsing a block node"),
+  N_("while parsing a flow mapping"),
+  N_("while parsing a flow node"),
+  N_("while parsing a flow sequence"),
+  N_("while parsing a node"),
+  N_("while parsing a quoted scalar"),
+  N_("while parsing a tag"),
+  N_("while parsing a tag directive"),
+  N_("while scanning a %TAG directive"),
+  N_("while scanning a %YAML directive"),
+  N_("while scanning a block scalar"),
+  N_("while scanning a directive"),
+  N_("while scanning a plain scalar"),
+  N_("while scanning a quoted scalar"),
+  N_("while scanning a simple key"),
+  N_("while scanning a tag"),
+  N_("while scanning a tag directive"),
+  N_("while scanning an alias"),
+  N_("while scanning an anchor"),
+  N_("while scanning for the next token"),
+};
+
+/* @text (libyaml's), translated where it is one of libyaml_texts. */
+static const char *
+libyaml_text (const char *text)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (libyaml_texts); i++)
+    if (g_strcmp0 (text, libyaml_texts[i]) == 0)
+      return _(libyaml_texts[i]);
+  return text;
+}
+
 static void
 set_libyaml_error (Parser        *p,
                    yaml_parser_t *parser,
                    GError       **error)
 {
   KmSourcePos pos;
-  const char *problem = parser->problem != NULL ? parser->problem : "unknown error";
+  const char *problem = parser->problem != NULL ? libyaml_text (parser->problem)
+                                                : _("unknown error");
 
   switch (parser->error)
     {
@@ -793,7 +886,7 @@ set_libyaml_error (Parser        *p,
 
   if (parser->context != NULL)
     km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, p->file, pos,
-                        _("malformed YAML: %s %s"), problem, parser->context);
+                        _("malformed YAML: %s %s"), problem, libyaml_text (parser->context));
   else
     km_parse_error_set (error, KM_PARSE_ERROR_SYNTAX, p->file, pos, _("malformed YAML: %s"),
                         problem);
