@@ -168,16 +168,35 @@ static char *
 read_checksum (const char *path,
                GBytes     *text)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autofree char *now = km_format_file_checksum (file, NULL, NULL);
-  g_autofree char *read = NULL;
+  if (text == NULL || starts_utf16 (path))
+    return model_checksum (path);
+  return g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, text);
+}
 
-  if (text == NULL)
-    return g_steal_pointer (&now);
-  read = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, text);
-  if (now != NULL && strcmp (now, read) != 0 && starts_utf16 (path))
-    return g_steal_pointer (&now);
-  return g_steal_pointer (&read);
+/**
+ * _km_document_record_copy_read:
+ * @io: how @original's files are read
+ * @original: a body item (anything else is left alone)
+ * @copy: its copy, which read @original's model file again (km_document_duplicate_items)
+ *
+ * Gives @copy the record of what it read (km_item_file_watch_set_item_read), the file as
+ * @original resolves it (a sub-project's folder; @copy is in no tree yet): without one a
+ * save would not check it until a file watch looked, and a document without a window has
+ * none. On the thread that read it.
+ */
+void
+_km_document_record_copy_read (KmItemIo *io,
+                               KmItem   *original,
+                               KmItem   *copy)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *checksum = NULL;
+
+  if (!KM_IS_BODY_ITEM (original) || !KM_IS_BODY_ITEM (copy)
+      || (path = body_model_path (io, original)) == NULL)
+    return;
+  checksum = read_checksum (path, km_body_item_get_model_text (KM_BODY_ITEM (copy), NULL));
+  km_item_file_watch_set_item_read (copy, path, checksum);
 }
 
 /* What a body read by a load was read from: the record km_item_file_watch_set_item_read

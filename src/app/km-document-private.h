@@ -129,6 +129,9 @@ void               _km_body_switch_model                   (KmBodyItem        *b
  * %NULL, and so the result). In km-document-skeleton.c; km-item-file-watch.c uses it too. */
 char              *_km_item_reference_dir                  (KmItem            *item,
                                                             const char        *project_dir);
+void               _km_document_record_copy_read           (KmItemIo          *io,
+                                                            KmItem            *original,
+                                                            KmItem            *copy);
 
 /* The @i-th name (from 1) a saved copy called STEM.EXT takes when names are taken:
  * "STEM.EXT", then "STEM-2.EXT", "STEM-3.EXT", … */

@@ -1632,7 +1632,7 @@ test_model_file_sub_project (Fixture       *f,
 typedef struct
 {
   gboolean    done;
-  const char *model;   /* changed by another program as soon as the load is applied */
+  const char *model;   /* changed by another program once read, before the load is applied */
 } OpenedNow;
 
 static void
@@ -1643,17 +1643,19 @@ opened_then_changed_cb (GObject      *source,
   OpenedNow *opened = user_data;
   g_autoptr(GError) error = NULL;
 
+  /* The worker has read the file; the load is not applied yet, nothing has looked at the
+   * file again. */
+  change_elbow_behind_our_back (opened->model, 1.2);
   g_assert_true (km_document_import_file_finish (KM_DOCUMENT (source), result, &error));
   g_assert_no_error (error);
-  /* At once: before the main loop runs on to anything that looks at the file again. */
-  change_elbow_behind_our_back (opened->model, 1.2);
   opened->done = TRUE;
 }
 
-/* The project opened again and its skeleton.json changed by another program right after
- * the load is applied (before the file watch's first look at it), then the skeleton edited:
- * Save asks, as for a change made later (the record of what the body was read from is what
- * the load read, not what the file held when the watch first hashed it). */
+/* The project opened again and its skeleton.json changed by another program between the
+ * read and the load's being applied (so before the file watch's first look at it), then
+ * the skeleton edited: Save asks, as for a change made later (the record of what the body
+ * was read from is what the load read, not what the file held when the load was applied
+ * or the watch first hashed it). */
 static void
 test_model_file_changed_at_open (Fixture       *f,
                                  gconstpointer  data)
@@ -1709,6 +1711,53 @@ test_model_file_changed_windowless (Fixture       *f,
   after = read_file (model);
   g_assert_cmpstr (after, ==, theirs);
   g_assert_true (km_document_get_modified (document));
+  km_document_cancel_solve (document);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+}
+
+/* The same for a duplicated body of a document without a window: the copy reads the file
+ * again and goes with what it read (it had no record, so no check, until a file watch
+ * looked, and a document without a window has none). */
+static void
+test_model_file_duplicate_windowless (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GPtrArray) items = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(KmSkeleton) edited = NULL;
+  KmSkeleton *skeleton;
+  KmItem *body, *copy;
+  int elbow;
+
+  g_assert_true (km_document_import_file (document, f->file, &error));
+  g_assert_no_error (error);
+  body = km_document_get_body_item (document);
+  g_ptr_array_add (items, body);
+  km_document_duplicate_items (document, items);
+  copy = km_item_get_child (km_item_get_parent (body), (guint) km_item_get_index (body) + 1);
+  g_assert_true (KM_IS_BODY_ITEM (copy));
+  km_document_set_current_body (document, copy);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  change_elbow_behind_our_back (model, 1.2);
+  theirs = read_file (model);
+
+  skeleton = km_document_get_skeleton (document);
+  elbow = km_skeleton_find_joint (skeleton, "Elbow");
+  g_assert_cmpint (elbow, >=, 0);
+  edited = km_skeleton_edit_set_offset (skeleton, (guint) elbow, km_vec3 (0, 0, 1.5), &error);
+  g_assert_no_error (error);
+  g_assert_true (km_document_edit_skeleton (document, edited, "Offset", NULL));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+
+  g_assert_false (km_document_save (document, f->file, &error));
+  g_assert_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK);
+  after = read_file (model);
+  g_assert_cmpstr (after, ==, theirs);
   km_document_cancel_solve (document);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
   test_app_spin ();
@@ -1833,5 +1882,7 @@ main (int    argc,
               fixture_setup, test_model_file_changed_at_open, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/model-file-changed-windowless", Fixture, NULL,
               fixture_setup, test_model_file_changed_windowless, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-duplicate-windowless", Fixture, NULL,
+              fixture_setup, test_model_file_duplicate_windowless, fixture_teardown);
   return g_test_run ();
 }
