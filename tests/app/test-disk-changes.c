@@ -1555,6 +1555,24 @@ test_model_file_saved_example (Fixture       *f,
   save_asks_about_model (f, model, theirs);
 }
 
+/* Duplicates @document's current body and makes the copy current; returns the copy. */
+static KmItem *
+duplicate_current_body (KmDocument *document)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new ();
+  KmItem *body = km_document_get_body_item (document);
+  KmItem *copy;
+
+  g_ptr_array_add (items, body);
+  km_document_duplicate_items (document, items);
+  copy = km_item_get_child (km_item_get_parent (body), (guint) km_item_get_index (body) + 1);
+  g_assert_true (KM_IS_BODY_ITEM (copy));
+  km_document_set_current_body (document, copy);
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  g_assert_true (km_document_get_body_item (document) == copy);
+  return copy;
+}
+
 /* The body duplicated (both refer to skeleton.json); the copy's skeleton edited after
  * another program changed the file: checked like the original's. */
 static void
@@ -1562,20 +1580,10 @@ test_model_file_duplicate (Fixture       *f,
                            gconstpointer  data)
 {
   g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
-  g_autoptr(GPtrArray) items = g_ptr_array_new ();
   g_autofree char *theirs = NULL;
-  KmItem *body;
-  KmItem *copy;
 
   reopen (f);
-  body = km_document_get_body_item (f->document);
-  g_ptr_array_add (items, body);
-  km_document_duplicate_items (f->document, items);
-  copy = km_item_get_child (km_item_get_parent (body), (guint) km_item_get_index (body) + 1);
-  g_assert_true (KM_IS_BODY_ITEM (copy));
-  km_document_set_current_body (f->document, copy);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
-  g_assert_true (km_document_get_body_item (f->document) == copy);
+  duplicate_current_body (f->document);
   test_app_spin_for (500);
   theirs = change_model_then_edit (f, model);
   save_asks_about_model (f, model, theirs);
@@ -1677,35 +1685,27 @@ test_model_file_changed_at_open (Fixture       *f,
 
 /* The same in a document without a window (so without a file watch): the record the load
  * made is enough for km_document_save to refuse to write over the change. */
+/* Edits the Elbow's offset of @document, which has no window, and saves it to @file: the
+ * save is refused as changed on disk, and @model still holds @theirs. */
 static void
-test_model_file_changed_windowless (Fixture       *f,
-                                    gconstpointer  data)
+windowless_save_refused (KmDocument *document,
+                         GFile      *file,
+                         const char *model,
+                         const char *theirs)
 {
-  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
-  g_autoptr(KmDocument) document = km_document_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *theirs = NULL;
   g_autofree char *after = NULL;
   g_autoptr(KmSkeleton) edited = NULL;
-  KmSkeleton *skeleton;
-  int elbow;
+  KmSkeleton *skeleton = km_document_get_skeleton (document);
+  int elbow = km_skeleton_find_joint (skeleton, "Elbow");
 
-  g_assert_true (km_document_import_file (document, f->file, &error));
-  g_assert_no_error (error);
-  change_elbow_behind_our_back (model, 1.2);
-  theirs = read_file (model);
-  /* However long it takes: no watch is there to learn anything meanwhile. */
-  test_app_spin_for (300);
-
-  skeleton = km_document_get_skeleton (document);
-  elbow = km_skeleton_find_joint (skeleton, "Elbow");
   g_assert_cmpint (elbow, >=, 0);
   edited = km_skeleton_edit_set_offset (skeleton, (guint) elbow, km_vec3 (0, 0, 1.5), &error);
   g_assert_no_error (error);
   g_assert_true (km_document_edit_skeleton (document, edited, "Offset", NULL));
   g_assert_true (test_app_wait_idle_solve (document, 20000));
 
-  g_assert_false (km_document_save (document, f->file, &error));
+  g_assert_false (km_document_save (document, file, &error));
   g_assert_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK);
   g_assert_nonnull (strstr (error->message, "“skeleton.json” has changed on disk"));
   after = read_file (model);
@@ -1714,6 +1714,24 @@ test_model_file_changed_windowless (Fixture       *f,
   km_document_cancel_solve (document);
   g_assert_true (test_app_wait_idle_solve (document, 20000));
   test_app_spin ();
+}
+
+static void
+test_model_file_changed_windowless (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autoptr(KmDocument) document = km_document_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *theirs = NULL;
+
+  g_assert_true (km_document_import_file (document, f->file, &error));
+  g_assert_no_error (error);
+  change_elbow_behind_our_back (model, 1.2);
+  theirs = read_file (model);
+  /* However long it takes: no watch is there to learn anything meanwhile. */
+  test_app_spin_for (300);
+  windowless_save_refused (document, f->file, model, theirs);
 }
 
 /* The same for a duplicated body of a document without a window: the copy reads the file
@@ -1725,42 +1743,15 @@ test_model_file_duplicate_windowless (Fixture       *f,
 {
   g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
   g_autoptr(KmDocument) document = km_document_new ();
-  g_autoptr(GPtrArray) items = g_ptr_array_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *theirs = NULL;
-  g_autofree char *after = NULL;
-  g_autoptr(KmSkeleton) edited = NULL;
-  KmSkeleton *skeleton;
-  KmItem *body, *copy;
-  int elbow;
 
   g_assert_true (km_document_import_file (document, f->file, &error));
   g_assert_no_error (error);
-  body = km_document_get_body_item (document);
-  g_ptr_array_add (items, body);
-  km_document_duplicate_items (document, items);
-  copy = km_item_get_child (km_item_get_parent (body), (guint) km_item_get_index (body) + 1);
-  g_assert_true (KM_IS_BODY_ITEM (copy));
-  km_document_set_current_body (document, copy);
-  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  duplicate_current_body (document);
   change_elbow_behind_our_back (model, 1.2);
   theirs = read_file (model);
-
-  skeleton = km_document_get_skeleton (document);
-  elbow = km_skeleton_find_joint (skeleton, "Elbow");
-  g_assert_cmpint (elbow, >=, 0);
-  edited = km_skeleton_edit_set_offset (skeleton, (guint) elbow, km_vec3 (0, 0, 1.5), &error);
-  g_assert_no_error (error);
-  g_assert_true (km_document_edit_skeleton (document, edited, "Offset", NULL));
-  g_assert_true (test_app_wait_idle_solve (document, 20000));
-
-  g_assert_false (km_document_save (document, f->file, &error));
-  g_assert_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK);
-  after = read_file (model);
-  g_assert_cmpstr (after, ==, theirs);
-  km_document_cancel_solve (document);
-  g_assert_true (test_app_wait_idle_solve (document, 20000));
-  test_app_spin ();
+  windowless_save_refused (document, f->file, model, theirs);
 }
 
 static void
