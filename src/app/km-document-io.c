@@ -1799,11 +1799,11 @@ check_unchanged (WriteJob  *job,
   if (identity == NULL && !g_file_test (job->path, G_FILE_TEST_EXISTS))
     g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_DELETED_ON_DISK,
                  /* Translators: %s is the project's file name */
-                 _("“%s” was deleted or moved since it was opened."), name);
+                 _("“%s” was deleted or moved since Kinema last read or saved it."), name);
   else
     g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK,
                  /* Translators: %s is the project's file name */
-                 _("“%s” has changed on disk since it was opened."), name);
+                 _("“%s” has changed on disk since Kinema last read or saved it."), name);
   return FALSE;
 }
 
@@ -1866,7 +1866,7 @@ check_models_unchanged (WriteJob  *job,
       name = g_filename_display_basename (check->path);
       g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_CHANGED_ON_DISK,
                    /* Translators: %s is the file name of a project or of a model */
-                   _("“%s” has changed on disk since it was opened."), name);
+                   _("“%s” has changed on disk since Kinema last read or saved it."), name);
       return FALSE;
     }
   return TRUE;

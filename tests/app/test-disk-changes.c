@@ -178,7 +178,8 @@ test_save_asks (Fixture       *f,
   press_save (f);
   after = read_file (f->path);
   g_assert_cmpstr (after, ==, theirs);
-  gtk_dialog_response (question_saying (f, "“p3.cnoid” has changed on disk since it was opened."),
+  gtk_dialog_response (question_saying (f, "“p3.cnoid” has changed on disk since Kinema "
+                                        "last read or saved it."),
                        GTK_RESPONSE_CANCEL);
   g_assert_null (km_window_get_question (f->window));
   g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
@@ -372,7 +373,8 @@ test_choreonoid_asks (Fixture       *f,
   save_for_choreonoid (f);
   after = read_file (f->path);
   g_assert_cmpstr (after, ==, theirs);
-  gtk_dialog_response (question_saying (f, "“p3.cnoid” has changed on disk since it was opened."),
+  gtk_dialog_response (question_saying (f, "“p3.cnoid” has changed on disk since Kinema "
+                                        "last read or saved it."),
                        GTK_RESPONSE_CANCEL);
   g_assert_null (km_window_get_question (f->window));
   g_free (after);
@@ -467,7 +469,7 @@ test_sub_project_asks (Fixture       *f,
   press_save (f);
   /* The question names the file that changed, not the project that includes it. */
   gtk_dialog_response (question_saying (f, "The sub-project “part.cnoid” has changed on disk "
-                                        "since it was opened."),
+                                        "since Kinema last read or saved it."),
                        GTK_RESPONSE_CANCEL);
   g_assert_null (km_window_get_question (f->window));
   g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
@@ -1416,8 +1418,8 @@ test_model_file_asks (Fixture       *f,
   g_autofree char *again = NULL;
 
   press_save (f);
-  gtk_dialog_response (question_saying (f, "“skeleton.json” has changed on disk since it was "
-                                           "opened."),
+  gtk_dialog_response (question_saying (f, "“skeleton.json” has changed on disk since Kinema "
+                                           "last read or saved it."),
                        GTK_RESPONSE_CANCEL);
   g_assert_null (km_window_get_question (f->window));
   after = read_file (model);
@@ -1530,7 +1532,8 @@ save_asks_about_model (Fixture    *f,
                        const char *theirs)
 {
   g_autofree char *name = g_path_get_basename (model);
-  g_autofree char *text = g_strdup_printf ("“%s” has changed on disk since it was opened.", name);
+  g_autofree char *text = g_strdup_printf ("“%s” has changed on disk since Kinema last read "
+                                           "or saved it.", name);
   g_autofree char *after = NULL;
 
   press_save (f);

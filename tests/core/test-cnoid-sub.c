@@ -193,7 +193,8 @@ test_changed_refused (Fixture       *f,
   g_assert_false (km_cnoid_save (f->project, f->main_path, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG);
   g_assert_cmpstr (error->message, ==,
-                   "The sub-project “part.cnoid” has changed on disk since it was opened.");
+                   "The sub-project “part.cnoid” has changed on disk since Kinema last "
+                   "read or saved it.");
   assert_nothing_written (f, their_text);
   g_clear_error (&error);
 
@@ -249,7 +250,8 @@ test_deleted_refused (Fixture       *f,
   g_assert_false (km_cnoid_save (f->project, f->main_path, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_cmpstr (error->message, ==,
-                   "The sub-project “part.cnoid” was deleted or moved since it was opened.");
+                   "The sub-project “part.cnoid” was deleted or moved since Kinema last "
+                   "read or saved it.");
   assert_nothing_written (f, NULL);
   g_assert_false (g_file_test (f->part_path, G_FILE_TEST_EXISTS));
   g_clear_error (&error);

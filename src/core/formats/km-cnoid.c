@@ -2633,7 +2633,8 @@ km_cnoid_sub_save_check (KmCnoidSubSave  *save,
   if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                  /* Translators: %s is the sub-project's file name */
-                 _("The sub-project “%s” was deleted or moved since it was opened."), name);
+                 _("The sub-project “%s” was deleted or moved since Kinema last read or "
+                   "saved it."), name);
   else if (save->found == NULL)
     /* Whether it changed cannot be told: it is not written over unasked either. */
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
@@ -2643,7 +2644,8 @@ km_cnoid_sub_save_check (KmCnoidSubSave  *save,
   else
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_WRONG_ETAG,
                  /* Translators: %s is the sub-project's file name */
-                 _("The sub-project “%s” has changed on disk since it was opened."), name);
+                 _("The sub-project “%s” has changed on disk since Kinema last read or "
+                   "saved it."), name);
   return FALSE;
 }
 
