@@ -174,10 +174,11 @@ read_checksum (const char *path,
 }
 
 /**
- * _km_document_record_copy_read:
+ * _km_document_record_reread:
  * @io: how @original's files are read
  * @original: a body item (anything else is left alone)
- * @copy: its copy, which read @original's model file again (km_document_duplicate_items)
+ * @copy: an item that read @original's model file again: its copy
+ *   (km_document_duplicate_items) or the item a reload made (km_document_reread_item)
  *
  * Gives @copy the record of what it read (km_item_file_watch_set_item_read), the file as
  * @original resolves it (a sub-project's folder; @copy is in no tree yet): without one a
@@ -185,9 +186,9 @@ read_checksum (const char *path,
  * none. On the thread that read it.
  */
 void
-_km_document_record_copy_read (KmItemIo *io,
-                               KmItem   *original,
-                               KmItem   *copy)
+_km_document_record_reread (KmItemIo *io,
+                            KmItem   *original,
+                            KmItem   *copy)
 {
   g_autofree char *path = NULL;
   g_autofree char *checksum = NULL;
@@ -1154,21 +1155,9 @@ km_document_reread_item (KmDocument  *self,
                      (const char *) g_ptr_array_index (io.messages, i));
   if (example_dir != NULL)
     g_object_set_data (G_OBJECT (fresh), "km-embedded-model", GINT_TO_POINTER (TRUE));
-  else if (KM_IS_BODY_ITEM (fresh))
-    {
-      /* What the body read again was read from (here, on the thread that read it): the
-       * file @item refers to, resolved where @item is (a sub-project's folder), which the
-       * fresh item takes over. */
-      g_autofree char *path = body_model_path (&io.io, item);
-
-      if (path != NULL)
-        {
-          g_autofree char *checksum =
-            read_checksum (path, km_body_item_get_model_text (KM_BODY_ITEM (fresh), NULL));
-
-          km_item_file_watch_set_item_read (fresh, path, checksum);
-        }
-    }
+  else
+    /* What the body read again was read from, which the fresh item takes over. */
+    _km_document_record_reread (&io.io, item, fresh);
   km_item_set_name (fresh, km_item_get_name (item));
   km_item_set_checked (fresh, km_item_get_checked (item));
   /* Views refer to it by its id (the Pose Roll's currentPoseSeqItem): one that another

@@ -129,7 +129,7 @@ void               _km_body_switch_model                   (KmBodyItem        *b
  * %NULL, and so the result). In km-document-skeleton.c; km-item-file-watch.c uses it too. */
 char              *_km_item_reference_dir                  (KmItem            *item,
                                                             const char        *project_dir);
-void               _km_document_record_copy_read           (KmItemIo          *io,
+void               _km_document_record_reread              (KmItemIo          *io,
                                                             KmItem            *original,
                                                             KmItem            *copy);
 

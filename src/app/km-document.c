@@ -3243,7 +3243,7 @@ copy_item (KmItem   *item,
   if (g_object_get_data (G_OBJECT (item), "km-embedded-model") != NULL)
     g_object_set_data (G_OBJECT (copy), "km-embedded-model", GINT_TO_POINTER (TRUE));
   else
-    _km_document_record_copy_read (io, item, copy);
+    _km_document_record_reread (io, item, copy);
   km_item_set_name (copy, km_item_get_name (item));
   km_item_set_checked (copy, km_item_get_checked (item));
 
