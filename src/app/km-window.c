@@ -136,6 +136,13 @@ struct _KmWindow
   int                   scene_position;
   int                   side_size;
   int                   scene_size;
+  /* The same for the Messages pane's height: the one the user chose (or the settings
+   * keep), the upper panes' height a drag of the user's left them when less than their
+   * share (upper_least_height()), and the main paned's position last set and its size. */
+  int                   message_height;
+  int                   upper_least;
+  int                   message_position;
+  int                   message_size;
   gboolean              fitting;       /* while the window sets the positions itself */
   /* The window's size when it was last neither maximized nor full screen: what the
    * settings keep (window_size_cb), so that a window quit maximized comes back that size. */
@@ -1694,10 +1701,8 @@ save_pane_sizes (KmWindow *self)
   if (km_joint_inspector_get_split_height (self->joint_inspector) > 0)
     g_settings_set_int (self->settings, "skeleton-pane-position",
                         km_joint_inspector_get_split_height (self->joint_inspector));
-  if (self->message_pane_restored && self->show_messages && paned_size (self->main_paned) > 0)
-    g_settings_set_int (self->settings, "message-pane-position",
-                        end_size (self->main_paned,
-                                  gtk_paned_get_position (self->main_paned)));
+  if (self->message_pane_restored)
+    g_settings_set_int (self->settings, "message-pane-position", self->message_height);
 }
 
 /* A Skeleton tab save ended: a close that waited for it goes on, unless the file was not
@@ -2286,21 +2291,76 @@ scene_paned_max_position_cb (KmWindow *self)
   fit_pane (self, self->scene_paned, end_position (self->scene_paned, self->joint_fitted));
 }
 
+/* The panes above the Messages pane keep at least this share of the main paned's height
+ * as the window shrinks (un-maximized, say), the Messages pane giving up height first. */
+#define UPPER_SHARE_PERCENT 50
+
+/* What the Messages pane leaves the panes above it at least in a main paned @height
+ * high: their share, or less where a drag of the user's left them less (upper_least). */
+static int
+upper_least_height (KmWindow *self,
+                    int       height)
+{
+  int share = (height * UPPER_SHARE_PERCENT + 99) / 100;
+
+  return self->upper_least > 0 ? MIN (share, self->upper_least) : share;
+}
+
+/* Gives the Messages pane the height the user chose, or less where the panes above it
+ * need their share of a smaller window; noted as the window's own move (main_position_cb). */
+static void
+fit_message_pane (KmWindow *self)
+{
+  int size = paned_size (self->main_paned);
+  int handle = paned_handle_size (self->main_paned);
+  int end;
+
+  if (!self->message_pane_restored || !self->show_messages || size <= 0)
+    return;
+  end = MIN (self->message_height, size - handle - upper_least_height (self, size));
+  self->fitting = TRUE;
+  gtk_paned_set_position (self->main_paned,
+                          clamp_position (self->main_paned, end_position (self->main_paned,
+                                                                          MAX (end, 0))));
+  self->fitting = FALSE;
+  self->message_position = gtk_paned_get_position (self->main_paned);
+  self->message_size = size;
+}
+
 /* Once the main paned has its height, the message view gets the height the settings
- * keep. Never past max-position: the end child keeps its minimum. */
+ * keep; each later height fits it again (fit_message_pane()). Never past max-position:
+ * the end child keeps its minimum. */
 static void
 main_paned_max_position_cb (KmWindow *self)
 {
-  int end = pane_setting (self, "message-pane-position", 140);
-  int max_position = 0;
-
-  if (self->message_pane_restored || paned_size (self->main_paned) <= 0 || end <= 0
-      || end >= paned_size (self->main_paned))
+  if (paned_size (self->main_paned) <= 0)
     return;
-  self->message_pane_restored = TRUE;
-  g_object_get (self->main_paned, "max-position", &max_position, NULL);
-  gtk_paned_set_position (self->main_paned, MIN (end_position (self->main_paned, end),
-                                                 max_position));
+  if (!self->message_pane_restored)
+    {
+      int height = pane_setting (self, "message-pane-position", 140);
+
+      self->message_height = height > 0 ? height : 140;
+      self->message_pane_restored = TRUE;
+    }
+  fit_message_pane (self);
+}
+
+/* The main paned's position changed at the same size, not by the window: the user
+ * dragged the Messages pane's handle (or moved it with the keyboard), choosing its
+ * height; an upper area left less than its share is what it keeps in smaller windows. */
+static void
+main_position_cb (KmWindow *self)
+{
+  int size = paned_size (self->main_paned);
+  int position = gtk_paned_get_position (self->main_paned);
+
+  if (self->fitting || !self->message_pane_restored || !self->show_messages
+      || size != self->message_size || position == self->message_position)
+    return;
+  self->message_position = position;
+  self->message_height = end_size (self->main_paned, position);
+  self->upper_least = position < (size * UPPER_SHARE_PERCENT + 99) / 100 ? MAX (position, 1)
+                                                                         : 0;
 }
 
 static void
@@ -2395,6 +2455,8 @@ setup_settings (KmWindow *self)
                            G_CALLBACK (side_position_cb), self, 0);
   g_signal_connect_object (self->main_paned, "notify::max-position",
                            G_CALLBACK (main_paned_max_position_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->main_paned, "notify::position",
+                           G_CALLBACK (main_position_cb), self, G_CONNECT_SWAPPED);
   /* Uninstalled and without GSETTINGS_SCHEMA_DIR: defaults, nothing remembered. */
   if (schema == NULL)
     return;
@@ -2533,6 +2595,7 @@ km_window_set_property (GObject      *object,
         {
           self->show_messages = g_value_get_boolean (value);
           gtk_widget_set_visible (GTK_WIDGET (self->message_view), self->show_messages);
+          fit_message_pane (self);
           /* The user's choice (View → Messages) is what the next window starts with. */
           if (self->settings != NULL && !self->revealing_messages)
             g_settings_set_boolean (self->settings, "show-messages", self->show_messages);

@@ -653,6 +653,69 @@ test_resized_restart (Fixture       *f,
   reset_widths_setting (settings);
 }
 
+/* The main paned (messages below) and the Messages pane's height in it. */
+static GtkPaned *
+main_paned (Fixture *f)
+{
+  GtkWidget *side = gtk_widget_get_parent (km_window_get_item_tree (f->window));
+
+  return GTK_PANED (gtk_widget_get_parent (side));
+}
+
+static int
+message_height (Fixture *f)
+{
+  GtkWidget *messages = gtk_paned_get_end_child (main_paned (f));
+  int height = gtk_widget_get_height (messages);
+
+  g_test_message ("Messages %d px high in a %d px main paned", height,
+                  gtk_widget_get_height (GTK_WIDGET (main_paned (f))));
+  return height;
+}
+
+/* A Messages pane made tall in a large (maximized) window gives up height when the window
+ * gets smaller (un-maximized), so that the panes above keep their share, and gets it back
+ * when the window grows again; the height saved is the one the user chose. A review
+ * found the scene about 200 px high after un-maximizing. */
+static void
+test_tall_messages_shrink (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = NULL;
+  GtkPaned *paned;
+  int chosen, small;
+
+  if (!have_schema ())
+    return;
+  settings = g_settings_new (APP_ID);
+  set_widths_setting (settings, 315, 320, 1280, 800);
+  open_remembered (f);
+  paned = main_paned (f);
+  /* The user drags the handle: Messages 300 px high, the panes above about 380. */
+  gtk_paned_set_position (paned, gtk_widget_get_height (GTK_WIDGET (paned)) - 300
+                                   - (gtk_widget_get_height (GTK_WIDGET (paned))
+                                      - gtk_paned_get_position (paned)
+                                      - message_height (f)));
+  test_app_spin_for (200);
+  chosen = message_height (f);
+  g_assert_cmpint (abs (chosen - 300), <=, 2);
+
+  resize_window (f, 1000, 560);
+  small = message_height (f);
+  g_assert_cmpint (small, <, chosen);
+  g_assert_cmpint (gtk_paned_get_position (paned) * 100, >=,
+                   gtk_widget_get_height (GTK_WIDGET (paned)) * 45);
+  g_assert_cmpint (small, >=, 130);
+
+  resize_window (f, 1280, 800);
+  g_assert_cmpint (abs (message_height (f) - chosen), <=, 1);
+  resize_window (f, 1000, 560);
+  close_window (f);
+  g_assert_cmpint (abs (g_settings_get_int (settings, "message-pane-position") - chosen), <=, 1);
+  g_settings_reset (settings, "message-pane-position");
+  reset_widths_setting (settings);
+}
+
 /* Saved widths no pane should have (narrower than the pane's natural width, wider than
  * the window) are not taken as they are, nor saved again. */
 static void
@@ -725,6 +788,8 @@ main (int    argc,
               NULL, test_squeezed_not_saved, NULL);
   g_test_add ("/kinema/WindowSize/resized-restart", Fixture, NULL,
               NULL, test_resized_restart, NULL);
+  g_test_add ("/kinema/WindowSize/tall-messages-shrink", Fixture, NULL,
+              NULL, test_tall_messages_shrink, NULL);
   g_test_add ("/kinema/WindowSize/restored-widths-checked", Fixture, NULL,
               NULL, test_restored_widths_checked, NULL);
   return g_test_run ();
