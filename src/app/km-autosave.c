@@ -537,12 +537,16 @@ gboolean
 km_autosave_keep (KmAutosave  *self,
                   GError     **error)
 {
+  g_autoptr(KmAutosave) hold = NULL;
   gboolean ok;
 
   g_return_val_if_fail (KM_IS_AUTOSAVE (self), FALSE);
 
   if (self->keep)
     return TRUE;
+  /* The loop below may run the end of its owner (a window destroyed meanwhile): the
+   * autosave stays alive, and keeps its file, until the work is written. */
+  hold = g_object_ref (self);
   /* A write that runs holds the work as it was when it began: the one after it, all of it. */
   while (self->writing)
     g_main_context_iteration (NULL, TRUE);

@@ -1231,6 +1231,50 @@ test_autosave_async (Fixture       *f,
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+static void
+autosave_gone_cb (gpointer  data,
+                  GObject  *where_the_object_was)
+{
+  *(gboolean *) data = TRUE;
+}
+
+static gboolean
+drop_autosave_cb (gpointer data)
+{
+  g_object_unref (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Told to end while a timed autosave is written, Kinema keeps the work (km_autosave_keep);
+ * the owner's reference may go while it waits for that write (a window destroyed meanwhile):
+ * the autosave must stay alive until keep() is done with it, and keep its file. The review
+ * found keep() going on with a freed autosave (read under valgrind; a critical here). */
+static void
+test_autosave_keep_outlives_owner (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *before = save_then_edit (f);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  KmAutosave *autosave = km_autosave_new (f->document);
+  gboolean gone = FALSE;
+
+  path = g_strdup (km_autosave_get_path (autosave));
+  km_autosave_save_async (autosave, NULL, NULL, NULL);
+  g_assert_true (km_autosave_get_writing (autosave));
+  g_object_weak_ref (G_OBJECT (autosave), autosave_gone_cb, &gone);
+  /* The owner lets go while keep() waits, before the write's end is dispatched. */
+  g_idle_add_full (G_PRIORITY_HIGH, drop_autosave_cb, autosave, NULL);
+  g_assert_true (km_autosave_keep (autosave, &error));
+  g_assert_no_error (error);
+  /* Gone (its lock with it) once keep() and its last write are done; the file is kept. */
+  g_assert_true (test_app_wait_until (is_true, &gone, 20000));
+  text = read_file (path);
+  g_assert_nonnull (strstr (text, "class: BodyItem"));
+  g_unlink (path);
+}
+
 /* The number of entries in the folder @path (-1: no folder). */
 static int
 count_entries (const char *path)
@@ -2737,6 +2781,8 @@ main (int    argc,
               fixture_setup, test_autosave_async, fixture_teardown);
   g_test_add ("/kinema/Autosave/skeleton-copies", Fixture, NULL,
               fixture_setup, test_autosave_skeleton_copies, fixture_teardown);
+  g_test_add ("/kinema/Autosave/keep-outlives-owner", Fixture, NULL,
+              fixture_setup, test_autosave_keep_outlives_owner, fixture_teardown);
   g_test_add ("/kinema/Autosave/live-owner", Fixture, NULL,
               fixture_setup, test_autosave_live_owner, fixture_teardown);
   g_test_add ("/kinema/Autosave/reused-pid", Fixture, NULL,
