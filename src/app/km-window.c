@@ -739,15 +739,27 @@ save (KmWindow *self)
     save_to (self, file);
 }
 
-/* Whether @file is a project (it replaces the open one) rather than a file to import. */
+/* Whether @file is a project (it replaces the open one) rather than a file to import:
+ * what its start says (the first 64 KiB of a regular file). Anything else (a named pipe,
+ * a device) is not read here, on the main thread: opening a pipe waits for a writer, and
+ * what it gives is the load's to read; its name says. */
 static gboolean
 is_project_file (GFile *file)
 {
-  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
-  g_autofree char *data = g_malloc (64 * 1024);
+  g_autoptr(GFileInputStream) stream = NULL;
+  g_autofree char *data = NULL;
   gsize length = 0;
   const KmFormat *format;
 
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_REGULAR)
+    {
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *folded = name != NULL ? g_utf8_casefold (name, -1) : NULL;
+
+      return folded != NULL && g_str_has_suffix (folded, ".cnoid");
+    }
+  stream = g_file_read (file, NULL, NULL);
+  data = g_malloc (64 * 1024);
   if (stream == NULL
       || !g_input_stream_read_all (G_INPUT_STREAM (stream), data, 64 * 1024, &length, NULL, NULL))
     return FALSE;
@@ -2847,7 +2859,8 @@ km_window_open_file (KmWindow *self,
   g_return_val_if_fail (KM_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  if (!is_project_file (file) || !km_document_get_modified (self->document))
+  /* (Nothing to ask about: the file is not even looked at here.) */
+  if (!km_document_get_modified (self->document) || !is_project_file (file))
     {
       open_now (self, file);
       return TRUE;

@@ -5,7 +5,10 @@
 #include "config.h"
 
 #include <math.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #ifdef GDK_WINDOWING_X11
@@ -225,6 +228,92 @@ open_fixture (Fixture    *f,
   g_assert_true (test_app_open_file (f->window, file));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   test_app_spin ();
+}
+
+typedef struct
+{
+  int         fd;
+  const char *text;
+} PipeWriter;
+
+static gpointer
+write_pipe (gpointer data)
+{
+  PipeWriter *writer = data;
+  gsize length = strlen (writer->text);
+
+  for (gsize done = 0; done < length;)
+    {
+      gssize n = write (writer->fd, writer->text + done, length - done);
+
+      g_assert_cmpint (n, >, 0);
+      done += (gsize) n;
+    }
+  return NULL;
+}
+
+/* A project given as a named pipe (`kinema fifo.cnoid`): the window reads nothing of it
+ * on the main thread. The review found the window frozen in open(2) while the pipe had no
+ * writer, and with one, its text read by the check whether it is a project, leaving the
+ * load nothing. With a writer it opens; with unsaved work the question comes first,
+ * without reading the pipe. */
+static void
+test_open_pipe (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *source_dir = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                       NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("km-window-pipe-XXXXXX");
+  g_autofree char *fifo = g_build_filename (dir, "pipe.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (fifo);
+  g_autofree char *text = NULL;
+  g_autoptr(GThread) thread = NULL;
+  PipeWriter writer = { -1, NULL };
+  const char *names[] = { "arm.json", "targets.json" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_build_filename (source_dir, names[i], NULL);
+      g_autofree char *to = g_build_filename (dir, names[i], NULL);
+      g_autofree char *contents = NULL;
+      gsize length = 0;
+
+      g_assert_true (g_file_get_contents (from, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (to, contents, (gssize) length, NULL));
+    }
+  {
+    g_autofree char *arm = g_build_filename (source_dir, "arm.cnoid", NULL);
+
+    g_assert_true (g_file_get_contents (arm, &text, NULL, NULL));
+  }
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  /* With unsaved work: asked first, nothing read (no writer: a read would never end). */
+  km_document_set_dof_value (f->document, 3, 0.5);
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_false (km_window_open_file (f->window, file));
+  g_assert_nonnull (km_window_get_question (f->window));
+  gtk_window_close (km_window_get_question (f->window));
+  test_app_spin ();
+  g_assert_true (km_document_undo (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+
+  /* A writer (read and write: opening it waits for no reader) that ends once its text is
+   * in: the load reads all of it. */
+  writer.fd = open (fifo, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (writer.fd, >=, 0);
+  writer.text = text;
+  g_assert_true (km_window_open_file (f->window, file));
+  thread = g_thread_new ("writer", write_pipe, &writer);
+  g_thread_join (g_steal_pointer (&thread));
+  close (writer.fd);
+  g_assert_true (test_app_wait_loaded (f->window));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (g_str_has_suffix (title (f), "pipe.cnoid — Kinema"));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Arm");
+
+  g_unlink (fifo);
+  km_test_remove_tree (dir);
 }
 
 /* A .cnoid project shows its body and its items; Save As and reload keep the joint values. */
@@ -2073,6 +2162,8 @@ main (int    argc,
               fixture_setup, test_tree_duplicate, fixture_teardown);
   g_test_add ("/kinema/ItemTree/save-item", Fixture, NULL,
               fixture_setup, test_save_item, fixture_teardown);
+  g_test_add ("/kinema/Window/project/open-pipe", Fixture, NULL,
+              fixture_setup, test_open_pipe, fixture_teardown);
   g_test_add ("/kinema/ItemTree/move", Fixture, NULL,
               fixture_setup, test_tree_move, fixture_teardown);
   g_test_add ("/kinema/ItemTree/reload", Fixture, NULL,
