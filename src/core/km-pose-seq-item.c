@@ -193,11 +193,13 @@ build_new (KmPoseSeqItem *self,
 /* Without base links the root stays where the editor draws the body: at the skeleton's own
  * root placement (identity root pose). Runs on any thread. */
 static gboolean
-build_run (Build   *build,
-           GError **error)
+build_run (Build         *build,
+           GCancellable  *cancellable,
+           GError       **error)
 {
   build->animation = km_pose_seq_interpolate (build->pose_seq, build->skeleton, build->q, NULL,
-                                              build->frame_rate, &build->root_poses, error);
+                                              build->frame_rate, &build->root_poses,
+                                              cancellable, error);
   return build->animation != NULL;
 }
 
@@ -248,7 +250,7 @@ km_pose_seq_item_build (KmPoseSeqItem  *self,
   if ((skeleton = body_skeleton (self)) == NULL)
     return FALSE;
   build = build_new (self, skeleton);
-  if (!build_run (build, &local_error))
+  if (!build_run (build, NULL, &local_error))
     {
       km_item_set_problem (KM_ITEM (self), local_error->message);
       g_propagate_error (error, local_error);
@@ -275,7 +277,8 @@ build_thread (GTask        *task,
 {
   GError *error = NULL;
 
-  if (build_run (task_data, &error))
+  /* (A cancelled build stops between frames.) */
+  if (build_run (task_data, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -338,7 +341,9 @@ km_pose_seq_item_build_finish (KmPoseSeqItem  *self,
   self->building = FALSE;
   if (!g_task_propagate_boolean (task, &local_error))
     {
-      km_item_set_problem (KM_ITEM (self), local_error->message);
+      /* (Cancelled: no problem of the item's; whoever cancelled builds again if needed.) */
+      if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        km_item_set_problem (KM_ITEM (self), local_error->message);
       g_propagate_error (error, local_error);
       return FALSE;
     }

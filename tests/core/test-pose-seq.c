@@ -274,7 +274,7 @@ test_interpolate_keys (void)
   const double rate = 500;
   guint n_checked = 0;
 
-  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, &roots, &error);
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, &roots, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 6646);
   g_assert_cmpfloat (km_animation_get_frame_rate (animation), ==, rate);
@@ -319,7 +319,7 @@ test_interpolate_between (void)
   int chest = dof_of_joint_id (skel, 28);
   double last;
 
-  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, NULL, &error);
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, NULL, NULL, &error);
   g_assert_no_error (error);
 
   /* Key 0 → key 1: the chest turns from 0 to -0.021747, monotonically, within the two
@@ -376,7 +376,7 @@ test_interpolate_unlisted (void)
   g_assert_no_error (error);
   rest[other] = -0.125;
   km_transform_from_pos_quat (km_vec3 (1, 2, 3), (KmQuat) { 1, 0, 0, 0 }, &root);
-  animation = km_pose_seq_interpolate (seq, skel, rest, &root, 10, &roots, &error);
+  animation = km_pose_seq_interpolate (seq, skel, rest, &root, 10, &roots, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 11);
   for (guint f = 0; f <= 5; f++)
@@ -393,7 +393,7 @@ test_interpolate_unlisted (void)
 
   /* Too many frames is an error, not an allocation. */
   g_clear_pointer (&animation, km_animation_unref);
-  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, 1e7, NULL, &error);
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, 1e7, NULL, NULL, &error);
   g_assert_null (animation);
   g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_LIMIT);
 }
@@ -412,7 +412,7 @@ test_angle_unit (void)
   int knee = dof_of_joint_id (skel, 3);
 
   g_assert_no_error (error);
-  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, 10, NULL, &error);
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, 10, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpfloat_with_epsilon (km_animation_get_frame (animation, 0)[knee], G_PI / 2, 1e-15);
 
@@ -443,7 +443,7 @@ test_feet_planted (void)
   double worst = 0;
   guint n_intervals = 0;
 
-  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, &roots, &error);
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, &roots, NULL, &error);
   g_assert_no_error (error);
   for (guint k = 0; k < G_N_ELEMENTS (feet); k++)
     {
@@ -541,6 +541,54 @@ build_and_wait (KmPoseSeqItem *item,
     g_main_context_iteration (NULL, TRUE);
   g_assert_false (km_pose_seq_item_get_building (item));
   g_assert_true ((km_pose_seq_item_get_animation (item) != NULL) == expected);
+}
+
+typedef struct
+{
+  gboolean done;
+  GError  *error;
+} CancelledBuild;
+
+static void
+cancelled_build_done_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  CancelledBuild *build = user_data;
+
+  g_assert_false (km_pose_seq_item_build_finish (KM_POSE_SEQ_ITEM (source), result,
+                                                 &build->error));
+  build->done = TRUE;
+}
+
+/* A build whose cancellable is cancelled stops (between frames: before the first here)
+ * and finishes with G_IO_ERROR_CANCELLED, which is no problem of the item's. The code
+ * review found the interpolation run to its end anyway and "Operation was cancelled" set
+ * as the item's problem. */
+static void
+test_cancelled_build (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = project_path ();
+  g_autoptr(KmProject) project = km_cnoid_load (path, &error);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  CancelledBuild build = { FALSE, NULL };
+  KmItem *item;
+
+  g_assert_no_error (error);
+  item = pose_seq_item (project);
+  g_cancellable_cancel (cancellable);
+  km_pose_seq_item_build_async (KM_POSE_SEQ_ITEM (item), cancellable, cancelled_build_done_cb,
+                                &build);
+  while (!build.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_error (build.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&build.error);
+  g_assert_null (km_pose_seq_item_get_animation (KM_POSE_SEQ_ITEM (item)));
+  g_assert_false (km_pose_seq_item_get_building (KM_POSE_SEQ_ITEM (item)));
+  g_assert_null (km_item_get_problem (item));
+  /* Built again, uncancelled: it has its motion. */
+  build_and_wait (KM_POSE_SEQ_ITEM (item), TRUE);
 }
 
 static void
@@ -937,7 +985,7 @@ test_link_joint_names (void)
   g_assert_no_error (error);
   g_assert_nonnull (seq);
   rest = g_new0 (double, km_skeleton_get_n_dof (skel));
-  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, &roots, &error);
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, rate, &roots, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 11);
   world = g_new (KmTransform, km_skeleton_get_n_joints (skel));
@@ -989,9 +1037,9 @@ test_resaved_model (void)
   g_assert_no_error (error);
   g_assert_cmpuint (km_skeleton_get_n_dof (resaved), ==, km_skeleton_get_n_dof (skel));
 
-  a = km_pose_seq_interpolate (seq, skel, rest, NULL, 100, &roots_a, &error);
+  a = km_pose_seq_interpolate (seq, skel, rest, NULL, 100, &roots_a, NULL, &error);
   g_assert_no_error (error);
-  b = km_pose_seq_interpolate (seq, resaved, rest, NULL, 100, &roots_b, &error);
+  b = km_pose_seq_interpolate (seq, resaved, rest, NULL, 100, &roots_b, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (km_animation_get_n_frames (b), ==, km_animation_get_n_frames (a));
   for (guint f = 0; f < km_animation_get_n_frames (a); f++)
@@ -1034,6 +1082,7 @@ main (int   argc,
   g_test_add_func ("/kinema/PoseSeqItem/load", test_item);
   g_test_add_func ("/kinema/PoseSeqItem/dropped-while-building",
                    test_item_dropped_while_building);
+  g_test_add_func ("/kinema/PoseSeqItem/cancelled-build", test_cancelled_build);
   g_test_add_func ("/kinema/PoseSeqItem/round-trip", test_round_trip);
   g_test_add_func ("/kinema/PoseSeqItem/missing-file", test_missing_file);
   g_test_add_func ("/kinema/PoseSeqItem/bad-file", test_bad_file);

@@ -72,7 +72,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
     {
       g_autoptr(GError) interpolate_error = NULL;
       g_autofree KmTransform *roots = NULL;
-      KmAnimation *animation = km_pose_seq_interpolate (seq, chain, rest, NULL, 5, &roots,
+      KmAnimation *animation = km_pose_seq_interpolate (seq, chain, rest, NULL, 5, &roots, NULL,
                                                         &interpolate_error);
 
       g_assert ((animation == NULL) != (interpolate_error == NULL));

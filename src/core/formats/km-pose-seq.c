@@ -955,6 +955,8 @@ follow_track (const LinkTrack   *track,
  * @root_poses: (out) (optional) (transfer full) (array): per frame, the root pose to pass
  *   to km_skeleton_forward_kinematics (it places the skeleton's root joint, whose own
  *   offset comes after it), g_free
+ * @cancellable: (nullable): checked between frames (a build on a worker that is no longer
+ *   wanted stops there)
  *
  * Samples the sequence at frames 0 … duration × @frame_rate. Each joint follows a C1
  * cubic Hermite spline through the keys that list it (see compute_tangents): the first
@@ -966,7 +968,8 @@ follow_track (const LinkTrack   *track,
  * kinematics (see LinkTrack), so a foot on the ground stays there.
  *
  * Returns: (transfer full) (nullable): the animation, or NULL with a KM_PARSE_ERROR_LIMIT
- *   error when it would have more than KM_ANIMATION_MAX_FRAMES frames
+ *   error when it would have more than KM_ANIMATION_MAX_FRAMES frames, or
+ *   %G_IO_ERROR_CANCELLED
  */
 KmAnimation *
 km_pose_seq_interpolate (const KmPoseSeq   *self,
@@ -975,6 +978,7 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
                          const KmTransform *initial_root,
                          double             frame_rate,
                          KmTransform      **root_poses,
+                         GCancellable      *cancellable,
                          GError           **error)
 {
   g_autofree int *dofs = NULL;
@@ -1106,6 +1110,8 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
     {
       double t = f / frame_rate;
 
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        break;
       sample (channels, initial_q, skeleton, root_pos, root_rot, initial_root, t, q, &roots[f]);
       for (guint i = 0; i < tracks->len; i++)
         follow_track (g_ptr_array_index (tracks, i), g_ptr_array_index (problems, i), &solution,
@@ -1115,6 +1121,8 @@ km_pose_seq_interpolate (const KmPoseSeq   *self,
   km_ik_solution_clear (&solution);
   for (guint c = 0; c < 3; c++)
     g_clear_pointer (&root_pos[c], g_array_unref);
+  if (g_cancellable_is_cancelled (cancellable))
+    return NULL;
   if (root_poses != NULL)
     *root_poses = g_steal_pointer (&roots);
   return g_steal_pointer (&animation);

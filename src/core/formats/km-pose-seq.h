@@ -113,6 +113,7 @@ KmAnimation        *km_pose_seq_interpolate       (const KmPoseSeq  *self,
                                                    const KmTransform *initial_root,
                                                    double            frame_rate,
                                                    KmTransform     **root_poses,
+                                                   GCancellable     *cancellable,
                                                    GError          **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmPoseSeq, km_pose_seq_unref)
