@@ -254,6 +254,94 @@ test_sections_kept (void)
   g_assert_true (g_str_has_prefix (text, "items:\n  id: 0\n  name: \"Root\"\n"));
 }
 
+/* What Kinema keeps of a project is written with the layout it was read with: block
+ * scalars stay block scalars (in a body item's unknown keys too), and the lists of an item
+ * or a view it does not know keep their rows. The lists of an item Kinema writes (the
+ * body's pose, and Choreonoid's lists beside it) are written as they always were, rows in
+ * the file or not, edited or not. */
+static void
+test_kept_layout (void)
+{
+  static const char * const kept[] = {
+    "            note: |\n"
+    "              Zero pose.\n"
+    "\n"
+    "                (as calibrated)\n"
+    "            attitude_offset: [ 1, 0, 0, 0, 1, 0, 0, 0, 1 ]\n",
+    "          data:\n"
+    "            rotation: [ 1, 0, 0,\n"
+    "                        0, 1, 0,\n"
+    "                        0, 0, 1 ]\n"
+    "            script: >-\n"
+    "              kept as it is\n"
+    "            pose: !!str |+\n"
+    "              a\n"
+    "\n",
+    "    state:\n"
+    "      text: |\n"
+    "        line 1\n"
+    "        line 2\n",
+  };
+  g_autofree char *path = data_path ("kinema/arm.cnoid");
+  g_autofree char *arm = test_util_read_file (path, NULL);
+  g_autoptr(GString) source = g_string_new (arm);
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *edited = NULL;
+  double q[5] = { 0.1, 0.2, 0.3, 0.4, 0.05 };
+  KmBodyItem *body;
+  gsize at;
+
+  /* the body's own values in rows, a kept key of its own in each of the kept layouts */
+  g_assert_cmpuint (g_string_replace (source, "            root_translation: [ 0, 0, 0.5 ]\n",
+                                      "            root_translation: [ 0, 0,\n"
+                                      "                                0.5 ]\n", 1), ==, 1);
+  at = strstr (source->str, "            fix_root: true\n") - source->str;
+  g_string_insert (source, at, kept[0]);
+  g_assert_cmpuint (g_string_replace (source, "attitude_offset: [ 1, 0, 0, 0, 1, 0, 0, 0, 1 ]\n",
+                                      "attitude_offset: [ \n"
+                                      "              1, 0, 0, \n"
+                                      "              0, 1, 0, \n"
+                                      "              0, 0, 1 ]\n", 1), ==, 1);
+  /* an item of a plugin Kinema does not know */
+  at = strstr (source->str, "views:\n") - source->str;
+  g_string_insert (source, at,
+                   "        -\n"
+                   "          id: 7\n"
+                   "          name: \"Sensor\"\n"
+                   "          plugin: Foo\n"
+                   "          class: FooItem\n");
+  at = strstr (source->str, "views:\n") - source->str;
+  g_string_insert (source, at, kept[1]);
+  /* a view Kinema does not know */
+  at = strstr (source->str, "Body:\n") - source->str;
+  g_string_insert (source, at,
+                   "  -\n"
+                   "    id: 7\n"
+                   "    plugin: Foo\n"
+                   "    class: FooView\n");
+  at = strstr (source->str, "Body:\n") - source->str;
+  g_string_insert (source, at, kept[2]);
+
+  project = load_text (path, source->str, &error);
+  g_assert_no_error (error);
+  text = test_util_cnoid_to_string (project, path);
+  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
+    g_assert_nonnull (strstr (text, kept[i]));
+  g_assert_nonnull (strstr (text, "            root_translation: [ 0, 0, 0.5 ]\n"));
+
+  /* edited: its own values as before, what it keeps as it was */
+  body = KM_BODY_ITEM (test_util_find_item (km_project_get_root_item (project), "Arm"));
+  km_body_item_set_joint_state (body, q, 5);
+  edited = test_util_cnoid_to_string (project, path);
+  g_assert_nonnull (strstr (edited, "            root_translation: [ 0, 0, 0.5 ]\n"));
+  g_assert_nonnull (strstr (edited, "            joint_displacements: [ "));
+  g_assert_null (strstr (edited, "            joint_displacements: [ 10, 20, 30, 45, 0.25 ]\n"));
+  for (guint i = 0; i < G_N_ELEMENTS (kept); i++)
+    g_assert_nonnull (strstr (edited, kept[i]));
+}
+
 static void
 test_optional_plugins_blank_line (void)
 {
@@ -2961,6 +3049,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Cnoid/sub-project-twice", test_sub_project_twice);
   g_test_add_func ("/kinema/Cnoid/body-model-pose", test_body_model_pose);
   g_test_add_func ("/kinema/Cnoid/sections-kept", test_sections_kept);
+  g_test_add_func ("/kinema/Cnoid/kept-layout", test_kept_layout);
   g_test_add_func ("/kinema/Cnoid/optional-plugins", test_optional_plugins_blank_line);
   g_test_add_func ("/kinema/Cnoid/references", test_references);
   g_test_add_func ("/kinema/Cnoid/current-body-saved", test_current_body_saved);

@@ -690,6 +690,97 @@ test_emit_complex_keys (void)
   assert_round_trip (long_key, strlen (long_key), long_expected);
 }
 
+/* A read value keeps the layout it had: literal and folded scalars stay block scalars,
+ * and a flow list broken into lines is written with as many items to a line, its
+ * continuation lines under the first item or, where the first began a line of its own,
+ * indented as Choreonoid writes them (with its spaces before the line breaks or not). */
+static void
+test_emit_source_layout (void)
+{
+  static const char text[] =
+    "script: |\n"
+    "  print(\"a: b\")\n"
+    "\n"
+    "    indented \"x\"\n"
+    "  last\n"
+    "strip: |-\n"
+    "  no newline\n"
+    "keep: |+\n"
+    "  two newlines\n"
+    "\n"
+    "leading: |\n"
+    "\n"
+    "  after an empty line\n"
+    "folded: >\n"
+    "  one paragraph\n"
+    "\n"
+    "  another\n"
+    "    more indented\n"
+    "  back\n"
+    "folded_strip: >-\n"
+    "  a b\n"
+    "tagged: !!str |\n"
+    "  tab\there\n"
+    "list:\n"
+    "  - |\n"
+    "    in a list\n"
+    "  -\n"
+    "    ? |\n"
+    "      a key\n"
+    "    : 1\n"
+    "rotation: [ 1, 0, 0,\n"
+    "            0, 1, 0,\n"
+    "            0, 0, 1 ]\n"
+    "attitude: [ \n"
+    "  1, -0, -1.38777878e-17, \n"
+    "  0, 1, -0, \n"
+    "  1.38777878e-17, 0, 1 ]\n"
+    "nested:\n"
+    "  \"h\xC3\xA9\": [ 1, 2,\n"
+    "          3 ]\n"
+    "  rows:\n"
+    "    - [\n"
+    "      a, 'b c',\n"
+    "      \"d\" ]\n"
+    "one_line: [ 1, 0, 0, 0, 1, 0, 0, 0, 1 ]\n"
+    "? |\n"
+    "  key\n"
+    ": [ 1,\n"
+    "    2 ]\n";
+  /* block scalars a block scalar cannot write as they are read: double-quoted */
+  static const char fallback[] =
+    "a: |2\n"
+    "   leading space\n"
+    "b: |2\n"
+    "  \tleading tab\n"
+    "c: >\n"
+    "  folded\n"
+    "  lines\n"
+    "e: |\n"
+    "f: 1\n";
+  g_autoptr(KmYamlNode) built = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  g_autofree char *out = NULL;
+  double rotation[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+
+  assert_round_trip (text, strlen (text), text);
+  assert_round_trip (fallback, strlen (fallback),
+                     "a: \" leading space\\n\"\n"
+                     "b: \"\\tleading tab\\n\"\n"
+                     "c: >\n"
+                     "  folded lines\n"
+                     "e: \"\"\n"
+                     "f: 1\n");
+
+  /* what is built is written as before */
+  km_yaml_mapping_append (built, "text",
+                          km_yaml_node_new_scalar ("a\nb\n", KM_YAML_STYLE_ANY));
+  km_yaml_mapping_append (built, "rotation", km_yaml_node_new_numbers (rotation, 9));
+  out = km_yaml_emit_to_string (built, NULL);
+  g_assert_cmpstr (out, ==,
+                   "text: \"a\\nb\\n\"\n"
+                   "rotation: [ 1, 0, 0, 0, 1, 0, 0, 0, 1 ]\n");
+}
+
 static void
 test_emit_escapes (void)
 {
@@ -1098,6 +1189,7 @@ main (int   argc,
   g_test_add_func ("/kinema/Yaml/emit-tags", test_emit_tags);
   g_test_add_func ("/kinema/Yaml/emit-complex-keys", test_emit_complex_keys);
   g_test_add_func ("/kinema/Yaml/emit-escapes", test_emit_escapes);
+  g_test_add_func ("/kinema/Yaml/emit-source-layout", test_emit_source_layout);
   g_test_add_func ("/kinema/Yaml/emit-generated", test_emit_generated);
   g_test_add_func ("/kinema/Yaml/emit-to-sink", test_emit_to_sink);
   g_test_add_func ("/kinema/Yaml/emit-to-failed-sink", test_emit_to_failed_sink);

@@ -1881,6 +1881,54 @@ merge_item (KmYamlNode *orig,
   return out;
 }
 
+/* Is @v a flow list read from a file (and so written as it was laid out there)? */
+static gboolean
+is_read_flow_list (const KmYamlNode *v)
+{
+  return km_yaml_node_get_kind (v) == KM_YAML_SEQUENCE
+         && km_yaml_node_get_style (v) == KM_YAML_STYLE_FLOW && km_yaml_node_get_tag (v) == NULL
+         && km_yaml_node_get_pos (v).line > 0;
+}
+
+/* @data (full transfer) of an item Kinema writes, with its flow lists read made anew (the
+ * same items in lists of no source layout): the numbers of such an item (its pose, and the
+ * lists Choreonoid writes beside it, "initialJointPositions") are written in Kinema's
+ * layout (ten to a line), edited or not. Only what is kept of items and views Kinema does
+ * not write keeps its rows. */
+static KmYamlNode *
+own_lists_relaid (KmYamlNode *data)
+{
+  KmYamlNode *out;
+  gboolean read = FALSE;
+
+  if (data == NULL || km_yaml_node_get_kind (data) != KM_YAML_MAPPING
+      || km_yaml_node_get_tag (data) != NULL)
+    return data;
+  for (guint i = 0; i < km_yaml_node_get_length (data) && !read; i++)
+    read = is_read_flow_list (km_yaml_mapping_get_value (data, i));
+  if (!read)
+    return data;
+  out = km_yaml_node_new_mapping (km_yaml_node_get_style (data));
+  for (guint i = 0; i < km_yaml_node_get_length (data); i++)
+    {
+      KmYamlNode *key = km_yaml_mapping_get_key (data, i);
+      KmYamlNode *v = km_yaml_mapping_get_value (data, i);
+
+      if (is_read_flow_list (v))
+        {
+          KmYamlNode *list = km_yaml_node_new_sequence (KM_YAML_STYLE_FLOW);
+
+          for (guint j = 0; j < km_yaml_node_get_length (v); j++)
+            km_yaml_sequence_append (list, km_yaml_node_ref (km_yaml_sequence_get (v, j)));
+          km_yaml_mapping_append_node (out, km_yaml_node_ref (key), list);
+        }
+      else
+        km_yaml_mapping_append_node (out, km_yaml_node_ref (key), km_yaml_node_ref (v));
+    }
+  km_yaml_node_unref (data);
+  return out;
+}
+
 static KmYamlNode *
 write_item (SaveContext *ctx,
             KmItem      *item)
@@ -1956,8 +2004,8 @@ write_item (SaveContext *ctx,
                                                                  &ctx->io) :
                          km_item_store (item, &ctx->io);
 
-      values[KEY_DATA] = write_file_references (ctx, km_yaml_mapping_lookup (orig, "data"),
-                                                data);
+      data = write_file_references (ctx, km_yaml_mapping_lookup (orig, "data"), data);
+      values[KEY_DATA] = own_lists_relaid (data);
       if (values[KEY_DATA] != NULL && km_yaml_node_get_length (values[KEY_DATA]) == 0 &&
           km_yaml_node_get_kind (values[KEY_DATA]) == KM_YAML_MAPPING &&
           km_yaml_mapping_lookup (orig, "data") == NULL)

@@ -34,6 +34,7 @@ struct _KmYamlNode
   char           *tag;
   gsize           weight;
   guint           height;
+  guint8          layout;   /* a parsed flow sequence on several lines: LAYOUT_* */
   char           *value;    /* scalar */
   gsize           length;   /* scalar */
   GPtrArray      *items;    /* sequence: items; mapping: key, value pairs */
@@ -78,6 +79,11 @@ G_DEFINE_BOXED_TYPE (KmYamlNode, km_yaml_node, km_yaml_node_ref, km_yaml_node_un
 
 #define MAPPING_HASH_THRESHOLD 8
 #define FLOW_WRAP 10
+
+/* How a parsed flow sequence written on several lines broke them (write_source_rows):
+ * with a space after the "[" before its line break, after the "," before each other. */
+#define LAYOUT_OPEN_SPACE  0x1
+#define LAYOUT_COMMA_SPACE 0x2
 
 /* The nodes alive in the process, and the most alive at once (km_yaml_node_get_counts). */
 static gint nodes_live;
@@ -647,6 +653,55 @@ node_set_origin (Parser      *p,
   node->tag = g_strdup (tag);
 }
 
+/* Is the first line break in the text from @from to @to preceded by a space? */
+static gboolean
+space_before_break (Parser *p,
+                    gsize   from,
+                    gsize   to)
+{
+  const char *nl;
+
+  if (p->data == NULL || from >= to || to > p->length)
+    return FALSE;
+  nl = memchr (p->data + from, '\n', to - from);
+  if (nl == NULL)
+    return FALSE;
+  if (nl > p->data + from && nl[-1] == '\r')
+    nl--;
+  return nl > p->data + from && nl[-1] == ' ';
+}
+
+/* For a flow sequence of @node's items written on several lines: how it broke them
+ * (LAYOUT_*), read from the text between its items. */
+static void
+parser_note_layout (Parser     *p,
+                    KmYamlNode *node)
+{
+  guint n = node->items->len;
+  const KmYamlNode *first, *last;
+
+  if (n == 0 || node->kind != KM_YAML_SEQUENCE || node->style != KM_YAML_STYLE_FLOW)
+    return;
+  first = g_ptr_array_index (node->items, 0);
+  last = g_ptr_array_index (node->items, n - 1);
+  if (last->pos.line <= node->pos.line)
+    return;
+  if (first->pos.line > node->pos.line && space_before_break (p, node->start, first->start))
+    node->layout |= LAYOUT_OPEN_SPACE;
+  for (guint i = 1; i < n; i++)
+    {
+      const KmYamlNode *a = g_ptr_array_index (node->items, i - 1);
+      const KmYamlNode *b = g_ptr_array_index (node->items, i);
+
+      if (b->pos.line > a->pos.line)
+        {
+          if (space_before_break (p, a->end, b->start))
+            node->layout |= LAYOUT_COMMA_SPACE;
+          break;
+        }
+    }
+}
+
 static gboolean
 parser_event (Parser       *p,
               yaml_event_t *event,
@@ -755,6 +810,7 @@ parser_event (Parser       *p,
         top = &g_array_index (p->stack, Frame, p->stack->len - 1);
         node = g_steal_pointer (&top->node);
         node->end = MAX (mark_offset (p, event->end_mark), node->start);
+        parser_note_layout (p, node);
         if (top->anchor != NULL)
           {
             g_hash_table_remove (p->open_anchors, top->anchor);
@@ -1576,6 +1632,7 @@ km_yaml_node_copy (const KmYamlNode *node)
   copy->pos = node->pos;
   copy->start = node->start;
   copy->end = node->end;
+  copy->layout = node->layout;
   copy->file = node->file;
   copy->tag = g_strdup (node->tag);
   if (node->kind == KM_YAML_SCALAR)
@@ -2498,6 +2555,85 @@ write_scalar (GString          *out,
   write_double_quoted (out, s, n);
 }
 
+/* Can @node, a literal or folded scalar, be written as one (write_block_scalar)? Its text
+ * must read back as itself there: characters written as they are (tabs and line breaks
+ * too), something besides line breaks, and no blank first to set the indentation. */
+static gboolean
+block_scalar_fits (const KmYamlNode *node)
+{
+  const char *s = node->value, *end = node->value + node->length;
+  gboolean first = TRUE;
+
+  if (node->kind != KM_YAML_SCALAR
+      || (node->style != KM_YAML_STYLE_LITERAL && node->style != KM_YAML_STYLE_FOLDED))
+    return FALSE;
+  while (s < end)
+    {
+      gunichar c = g_utf8_get_char_validated (s, end - s);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        return FALSE;
+      if (c != '\n' && c != '\t' && !char_is_literal (c))
+        return FALSE;
+      if (first && c != '\n')
+        {
+          if (c == ' ' || c == '\t')
+            return FALSE;
+          first = FALSE;
+        }
+      s = g_utf8_next_char (s);
+    }
+  return !first;
+}
+
+/* Writes " |" or " >" (with its tag and chomping indicator) and @node's lines at @indent
+ * + 2, line breaks included: @node is block_scalar_fits. A folded scalar is written with
+ * its lines as they are (folded back by an empty line between two that begin with no
+ * blank), never folded at its spaces. */
+static void
+write_block_scalar (GString          *out,
+                    const KmYamlNode *node,
+                    guint             indent)
+{
+  gboolean folded = node->style == KM_YAML_STYLE_FOLDED;
+  gsize content = node->length, trailing;
+  const char *s = node->value, *end;
+  gboolean previous = FALSE;   /* the last line written with text began with no blank */
+
+  while (content > 0 && s[content - 1] == '\n')
+    content--;
+  trailing = node->length - content;
+  g_string_append_c (out, ' ');
+  write_tag (out, node);
+  g_string_append_c (out, folded ? '>' : '|');
+  if (trailing == 0)
+    g_string_append_c (out, '-');
+  else if (trailing > 1)
+    g_string_append_c (out, '+');
+  g_string_append_c (out, '\n');
+  end = s + content;
+  while (s <= end)
+    {
+      const char *nl = memchr (s, '\n', end - s);
+      const char *line_end = nl != NULL ? nl : end;
+
+      if (line_end > s)
+        {
+          gboolean blank = *s == ' ' || *s == '\t';
+
+          if (folded && previous && !blank)
+            g_string_append_c (out, '\n');
+          indent_to (out, indent + 2);
+          g_string_append_len (out, s, line_end - s);
+          previous = !blank;
+        }
+      g_string_append_c (out, '\n');
+      s = line_end + 1;
+    }
+  for (gsize i = 1; i < trailing; i++)
+    g_string_append_c (out, '\n');
+}
+
 /* Can @key be written as an implicit key ("key: value", "{ key: value }")? Only a scalar
  * short enough; anything else needs an explicit "? key". */
 static gboolean
@@ -2545,6 +2681,76 @@ writes_as_block (const KmYamlNode *node)
   return node->style != KM_YAML_STYLE_FLOW || !flow_is_simple (node);
 }
 
+/* Does @node, a flow sequence read from a text, hold scalars read on more than one line
+ * of it, in order? Then write_source_rows writes them on lines as the text had them. */
+static gboolean
+has_source_rows (const KmYamlNode *node)
+{
+  guint n = node->items->len, line = node->pos.line;
+
+  if (node->kind != KM_YAML_SEQUENCE || node->table != NULL || n == 0 || line == 0)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      const KmYamlNode *item = g_ptr_array_index (node->items, i);
+
+      if (item->kind != KM_YAML_SCALAR || item->file != node->file || item->pos.line < line)
+        return FALSE;
+      line = item->pos.line;
+    }
+  return line > node->pos.line;
+}
+
+/* The column (in characters) where @out's last line ends. */
+static guint
+current_column (GString *out)
+{
+  gsize start = out->len;
+
+  while (start > 0 && out->str[start - 1] != '\n')
+    start--;
+  return (guint) g_utf8_strlen (out->str + start, (gssize) (out->len - start));
+}
+
+/* Writes the items of @node (has_source_rows) as many to a line as its text had. The
+ * lines after the first begin at @indent + 2 where the first item began a line (as
+ * Choreonoid breaks a list: "[" then rows), else under the first item ("[ 1, 0, 0,"). */
+static void
+write_source_rows (GString          *out,
+                   const KmYamlNode *node,
+                   guint             indent)
+{
+  const KmYamlNode *first = g_ptr_array_index (node->items, 0);
+  guint column, line = first->pos.line;
+
+  if (first->pos.line > node->pos.line)
+    {
+      g_string_append (out, (node->layout & LAYOUT_OPEN_SPACE) ? "[ \n" : "[\n");
+      column = indent + 2;
+      indent_to (out, column);
+    }
+  else
+    {
+      g_string_append (out, "[ ");
+      column = current_column (out);
+    }
+  for (guint i = 0; i < node->items->len; i++)
+    {
+      const KmYamlNode *item = g_ptr_array_index (node->items, i);
+
+      if (item->pos.line > line)
+        {
+          g_string_append (out, (node->layout & LAYOUT_COMMA_SPACE) ? ", \n" : ",\n");
+          indent_to (out, column);
+        }
+      else if (i > 0)
+        g_string_append (out, ", ");
+      line = item->pos.line;
+      write_scalar (out, item, TRUE);
+    }
+  g_string_append (out, " ]");
+}
+
 /* Writes @node in flow style; @node is a scalar, empty, or flow_is_simple. */
 static void
 write_flow (GString          *out,
@@ -2582,6 +2788,12 @@ write_flow (GString          *out,
           write_flow (out, g_ptr_array_index (node->items, i + 1), indent);
         }
       g_string_append (out, " }");
+      return;
+    }
+
+  if (has_source_rows (node))
+    {
+      write_source_rows (out, node, indent);
       return;
     }
 
@@ -2699,6 +2911,11 @@ write_after_indicator (Emitter          *e,
       g_string_append_c (out, '\n');
       return;
     }
+  if (block_scalar_fits (value))
+    {
+      write_block_scalar (out, value, indent);
+      return;
+    }
   g_string_append_c (out, ' ');
   if (value->kind == KM_YAML_SCALAR)
     write_scalar (out, value, FALSE);
@@ -2723,12 +2940,12 @@ write_block (Emitter          *e,
           const KmYamlNode *key = g_ptr_array_index (node->items, i);
 
           indent_to (out, indent);
-          if (key_is_implicit (key))
+          if (key_is_implicit (key) && !block_scalar_fits (key))
             write_scalar (out, key, TRUE);
           else
             {
-              /* A collection or a long scalar: "? key" (in block style when it is one),
-               * then ": value" on a line of its own. */
+              /* A collection, a long or a block scalar: "? key" (in block style when
+               * it is one), then ": value" on a line of its own. */
               g_string_append_c (out, '?');
               write_after_indicator (e, key, indent);
               indent_to (out, indent);
