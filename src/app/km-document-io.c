@@ -144,35 +144,6 @@ body_model_path (KmItemIo *io,
 
 /* ---- What a load read --------------------------------------------------------------- */
 
-/* Whether the file at @path starts with a UTF-16 byte order mark: what its loader read is
- * then that text in UTF-8 (KmModelExtras.text), not its bytes. */
-static gboolean
-starts_utf16 (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
-  guint8 mark[2];
-  gsize n = 0;
-
-  return in != NULL
-         && g_input_stream_read_all (G_INPUT_STREAM (in), mark, 2, &n, NULL, NULL) && n == 2
-         && ((mark[0] == 0xFF && mark[1] == 0xFE) || (mark[0] == 0xFE && mark[1] == 0xFF));
-}
-
-/* The checksum (km_format_file_checksum) of what a model was read from at @path: of @text,
- * the bytes its loader read (KmModelExtras.text), so that a change another program made
- * since (even before anything looked at the file again) is one; of the file as it is now
- * where the text was not kept (larger than KM_MODEL_TEXT_KEEP_MAX) or is a UTF-16 file's
- * converted. NULL: there was no file. File I/O: on the load's worker thread. */
-static char *
-read_checksum (const char *path,
-               GBytes     *text)
-{
-  if (text == NULL || starts_utf16 (path))
-    return model_checksum (path);
-  return g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, text);
-}
-
 /**
  * _km_document_record_reread:
  * @io: how @original's files are read
@@ -191,12 +162,20 @@ _km_document_record_reread (KmItemIo *io,
                             KmItem   *copy)
 {
   g_autofree char *path = NULL;
-  g_autofree char *checksum = NULL;
+  const char *checksum;
+  const char *original_path;
+  const char *original_checksum;
 
   if (!KM_IS_BODY_ITEM (original) || !KM_IS_BODY_ITEM (copy)
       || (path = body_model_path (io, original)) == NULL)
     return;
-  checksum = read_checksum (path, km_body_item_get_model_text (KM_BODY_ITEM (copy), NULL));
+  /* What its loader read (KmModelExtras.checksum); a copy that read nothing of its own
+   * (its model is @original's, copy_item) goes with what @original goes with. */
+  checksum = km_body_item_get_model_checksum (KM_BODY_ITEM (copy));
+  if (checksum == NULL
+      && km_item_file_watch_get_item_read (original, &original_path, &original_checksum)
+      && strcmp (original_path, path) == 0)
+    checksum = original_checksum;
   km_item_file_watch_set_item_read (copy, path, checksum);
 }
 
@@ -220,17 +199,18 @@ body_read_free (gpointer data)
   g_free (read);
 }
 
+/* @checksum: what the loader read (KmModelExtras.checksum), NULL when it read nothing */
 static void
 add_body_read (GPtrArray  *reads,
                KmItem     *body,
                const char *path,
-               GBytes     *text)
+               const char *checksum)
 {
   BodyRead *read = g_new0 (BodyRead, 1);
 
   read->body = body != NULL ? g_object_ref (body) : NULL;
   read->path = g_strdup (path);
-  read->checksum = read_checksum (path, text);
+  read->checksum = g_strdup (checksum);
   g_ptr_array_add (reads, read);
 }
 
@@ -250,7 +230,7 @@ collect_body_read (gpointer item,
   if (!KM_IS_BODY_ITEM (item) || (path = body_model_path (scan->io, item)) == NULL)
     return;
   add_body_read (scan->reads, item, path,
-                 km_body_item_get_model_text (KM_BODY_ITEM (item), NULL));
+                 km_body_item_get_model_checksum (KM_BODY_ITEM (item)));
 }
 
 /* The bodies of @root (read through @io) and what each was read from. Touches no document:
@@ -270,8 +250,9 @@ collect_body_reads (KmItem    *root,
  * load read: its record is set now, as the load is applied, not when a file watch first
  * sees it (there may be none: a document without a window), so that a save made at once
  * still asks before writing over another program's change made since the read. A body
- * that no longer resolves to the file the load read (a recovery's, whose references now
- * resolve against the project's folder) is left to the watch. */
+ * that no longer resolves to the file the load read (a recovery's edited body, read from
+ * the autosave's copy) keeps the record it has (the autosave's index keeps what it went
+ * with, _km_project_restore_autosaved_skeletons) or is left to the watch. */
 static void
 apply_body_reads (KmDocument *self,
                   GPtrArray  *reads,
@@ -594,7 +575,7 @@ load_file (const char  *path,
       g_autofree char *canonical = g_canonicalize_filename (path, NULL);
 
       add_body_read (loaded->body_reads, NULL, canonical,
-                     loaded->extras != NULL ? loaded->extras->text : NULL);
+                     loaded->extras != NULL ? loaded->extras->checksum : NULL);
     }
   return g_steal_pointer (&loaded);
 }

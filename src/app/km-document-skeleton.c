@@ -25,6 +25,7 @@
 #include "km-error.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
+#include "km-item-file-watch.h"
 #include "km-local-file.h"
 #include "km-skeleton-edit.h"
 #include "km-skeleton-json.h"
@@ -1867,6 +1868,8 @@ index_autosaved_body (EditedScan *scan,
                       ? pending->was_embedded
                       : g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL;
   g_autofree char *reference_dir = NULL;
+  const char *read_path;
+  const char *read_checksum;
 
   /* The recovered project is read from another folder: the file as the body's project
    * found it (a body inside a sub-project: relative to the sub-project's folder), but the
@@ -1884,6 +1887,15 @@ index_autosaved_body (EditedScan *scan,
   if (format != NULL)
     g_key_file_set_string (scan->index, name, "format", format);
   g_key_file_set_boolean (scan->index, name, "embedded", embedded);
+  /* What the body's data goes with (the file it was read from or last written to, and
+   * what that held then), so that a save of the recovered work still asks before writing
+   * over a change another program made to the file since: after the crash too. */
+  if (km_item_file_watch_get_item_read (KM_ITEM (body), &read_path, &read_checksum))
+    {
+      g_key_file_set_string (scan->index, name, "read-path", read_path);
+      if (read_checksum != NULL)
+        g_key_file_set_string (scan->index, name, "read-checksum", read_checksum);
+    }
 }
 
 /* Whether skeleton.json holds all of @skeleton (no display shapes, no joint ids). */
@@ -2390,6 +2402,8 @@ restore_autosaved_skeleton (gpointer item,
   g_autofree char *name = NULL;
   g_autofree char *file = NULL;
   g_autofree char *format = NULL;
+  g_autofree char *read_path = NULL;
+  g_autofree char *read_checksum = NULL;
   GKeyFile *index;
 
   if (!KM_IS_BODY_ITEM (item) || km_body_item_get_skeleton (item) == NULL
@@ -2414,6 +2428,12 @@ restore_autosaved_skeleton (gpointer item,
   if (g_key_file_get_boolean (index, name, "embedded", NULL))
     g_object_set_data (item, EMBEDDED_KEY, GINT_TO_POINTER (TRUE));
   g_object_set_data (item, MODIFIED_KEY, GINT_TO_POINTER (TRUE));
+  /* What it went with when autosaved (not what the file holds now, which another program
+   * may have changed since): a save asks before writing over such a change. */
+  read_path = g_key_file_get_string (index, name, "read-path", NULL);
+  read_checksum = g_key_file_get_string (index, name, "read-checksum", NULL);
+  if (read_path != NULL)
+    km_item_file_watch_set_item_read (item, read_path, read_checksum);
 }
 
 /**
@@ -2647,8 +2667,16 @@ _km_document_edited_skeletons_done (KmDocument        *self,
         }
       if (ok)
         {
+          g_autofree char *written_checksum = NULL;
+
           if (written->written_text != NULL)
-            km_body_item_set_model_text (e->body, written->format, written->written_text);
+            {
+              km_body_item_set_model_text (e->body, written->format, written->written_text);
+              written_checksum = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256,
+                                                               written->written_text);
+            }
+          /* What the file holds now is what was written, not what was read before. */
+          km_body_item_set_model_checksum (e->body, written_checksum);
           if (e->missing)
             km_document_log (self, G_LOG_LEVEL_INFO,
                              /* Translators: a body item's name, the file it was read from,

@@ -2927,7 +2927,10 @@ import_model (KmDocument          *self,
   km_body_item_set_model (KM_BODY_ITEM (body), path, format->name, skeleton);
   /* The text read, for a save that writes the model again once it is deleted. */
   if (extras != NULL)
-    km_body_item_set_model_text (KM_BODY_ITEM (body), format->name, extras->text);
+    {
+      km_body_item_set_model_text (KM_BODY_ITEM (body), format->name, extras->text);
+      km_body_item_set_model_checksum (KM_BODY_ITEM (body), extras->checksum);
+    }
   if (extras != NULL && extras->initial_q != NULL && n_dof > 0
       && extras->n_initial_q == n_dof)
     {
@@ -3233,9 +3236,15 @@ copy_item (KmItem   *item,
       KmBodyItem *body = KM_BODY_ITEM (item);
       guint n_dof;
       const double *q = km_body_item_get_joint_state (body, &n_dof);
+      const char *text_format;
+      GBytes *text = km_body_item_get_model_text (body, &text_format);
 
       km_body_item_set_model (KM_BODY_ITEM (copy), km_body_item_get_file (body),
                               km_body_item_get_format (body), km_body_item_get_skeleton (body));
+      /* The source's model, so what it was read from: the copy read none of its own. */
+      km_body_item_set_model_text (KM_BODY_ITEM (copy), text_format, text);
+      km_body_item_set_model_checksum (KM_BODY_ITEM (copy),
+                                       km_body_item_get_model_checksum (body));
       km_item_set_problem (copy, NULL);
       if (n_dof > 0)
         km_body_item_set_joint_state (KM_BODY_ITEM (copy), q, n_dof);

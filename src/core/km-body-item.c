@@ -60,6 +60,7 @@ struct _KmBodyItem
    * what a save writes the edited model over when the file is gone. NULL: none kept. */
   GBytes      *model_text;
   char        *model_text_format;
+  char        *model_checksum;   /* km_body_item_get_model_checksum */
 };
 
 G_DEFINE_FINAL_TYPE (KmBodyItem, km_body_item, KM_TYPE_ITEM)
@@ -290,6 +291,7 @@ load_model (KmBodyItem       *self,
   gpointer result;
 
   km_body_item_set_model_text (self, NULL, NULL);
+  km_body_item_set_model_checksum (self, NULL);
   path = km_item_io_expand_path (io, self->file, &error);
   if (path == NULL)
     {
@@ -338,6 +340,7 @@ load_model (KmBodyItem       *self,
       km_body_item_set_model_pose (self, self->skeleton, extras->initial_q);
     }
   km_body_item_set_model_text (self, format->name, extras->text);
+  km_body_item_set_model_checksum (self, extras->checksum);
   self->model_dir = g_path_get_dirname (path);
   attach_handlers (self);
 }
@@ -641,6 +644,7 @@ km_body_item_finalize (GObject *object)
   g_clear_pointer (&self->pose_q, g_free);
   g_clear_pointer (&self->model_text, g_bytes_unref);
   g_clear_pointer (&self->model_text_format, g_free);
+  g_clear_pointer (&self->model_checksum, g_free);
 
   G_OBJECT_CLASS (km_body_item_parent_class)->finalize (object);
 }
@@ -831,6 +835,41 @@ km_body_item_get_model_text (KmBodyItem  *self,
   if (format != NULL)
     *format = self->model_text_format;
   return self->model_text;
+}
+
+/**
+ * km_body_item_set_model_checksum:
+ * @checksum: (nullable): km_format_file_checksum() of the bytes the model was read from
+ *   (KmModelExtras.checksum); NULL forgets it
+ *
+ * Keeps what the model file held when it was read, as its loader read it (a UTF-16 file's
+ * bytes, not the text converted from them; a file too large for its text to be kept too),
+ * so that what the body goes with is what was read, not what the file holds later. A
+ * restore that loads the model sets it; an importer sets it from the load's extras.
+ */
+void
+km_body_item_set_model_checksum (KmBodyItem *self,
+                                 const char *checksum)
+{
+  g_return_if_fail (KM_IS_BODY_ITEM (self));
+
+  if (checksum == self->model_checksum)
+    return;
+  g_free (self->model_checksum);
+  self->model_checksum = g_strdup (checksum);
+}
+
+/**
+ * km_body_item_get_model_checksum:
+ *
+ * Returns: (transfer none) (nullable): the checksum km_body_item_set_model_checksum() kept
+ */
+const char *
+km_body_item_get_model_checksum (KmBodyItem *self)
+{
+  g_return_val_if_fail (KM_IS_BODY_ITEM (self), NULL);
+
+  return self->model_checksum;
 }
 
 KmSkeleton *

@@ -49,6 +49,11 @@ void           km_body_item_set_model_text        (KmBodyItem        *self,
                                                    GBytes            *text);
 GBytes        *km_body_item_get_model_text        (KmBodyItem        *self,
                                                    const char       **format);
+/* The checksum of the bytes the model was read from (KmModelExtras.checksum), kept with
+ * the body for the check a save makes before writing its file back; NULL when none is. */
+void           km_body_item_set_model_checksum    (KmBodyItem        *self,
+                                                   const char        *checksum);
+const char    *km_body_item_get_model_checksum    (KmBodyItem        *self);
 void           km_body_item_set_model_pose        (KmBodyItem        *self,
                                                    KmSkeleton        *skeleton,
                                                    const double      *q);

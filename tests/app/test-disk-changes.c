@@ -4,7 +4,11 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
@@ -1647,6 +1651,19 @@ typedef struct
 } OpenedNow;
 
 static void
+recovered_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_recover_finish (KM_DOCUMENT (source), result, &error));
+  g_assert_no_error (error);
+  *done = TRUE;
+}
+
+static void
 opened_then_changed_cb (GObject      *source,
                         GAsyncResult *result,
                         gpointer      user_data)
@@ -1684,6 +1701,196 @@ test_model_file_changed_at_open (Fixture       *f,
   save_asks_about_model (f, model, theirs);
   /* And the bar says it changed, once the watch looks. */
   g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+}
+
+/* Another program, while a project is read: it holds @fifo (the model of a body read after
+ * the one of @model) open as its writer (@fd), waits until the reader opens it too, changes
+ * @model meanwhile (its UTF-8 version @utf8, then written over @model in UTF-16), puts a
+ * regular file with @text where @fifo was, then gives the reader @text. */
+typedef struct
+{
+  const char *fifo;
+  const char *model;
+  const char *utf8;
+  const char *text;
+  int         fd;
+  gboolean    fed;
+} PipeFeeder;
+
+/* How many open files of this process are the pipe at @path. */
+static guint
+count_opened (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *link = g_strconcat ("/proc/self/fd/", name, NULL);
+      g_autofree char *target = g_file_read_link (link, NULL);
+
+      n += g_strcmp0 (target, path) == 0;
+    }
+  return n;
+}
+
+/* Writes @text to @path in UTF-16 (LE, after its mark), aside then renamed over it. */
+static void
+write_utf16 (const char *path,
+             const char *text)
+{
+  g_autofree char *aside = g_strconcat (path, ".utf16", NULL);
+  g_autofree char *utf16 = NULL;
+  g_autoptr(GString) marked = g_string_new_len ("\xFF\xFE", 2);
+  gsize length = 0;
+
+  utf16 = g_convert (text, -1, "UTF-16LE", "UTF-8", NULL, &length, NULL);
+  g_assert_nonnull (utf16);
+  g_string_append_len (marked, utf16, (gssize) length);
+  g_assert_true (g_file_set_contents (aside, marked->str, (gssize) marked->len, NULL));
+  g_assert_cmpint (g_rename (aside, path), ==, 0);
+}
+
+static gpointer
+feed_pipe (gpointer data)
+{
+  PipeFeeder *feeder = data;
+  g_autofree char *regular = g_strconcat (feeder->fifo, ".new", NULL);
+  gint64 end = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+  gsize left = strlen (feeder->text);
+  const char *at = feeder->text;
+
+  /* The reader opened it (besides the writer's own): it has read the first body's model. */
+  while (count_opened (feeder->fifo) < 2 && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  if (count_opened (feeder->fifo) < 2)
+    return NULL;
+  change_elbow_behind_our_back (feeder->utf8, 1.2);
+  {
+    g_autofree char *theirs = read_file (feeder->utf8);
+
+    write_utf16 (feeder->model, theirs);
+  }
+  g_assert_true (g_file_set_contents (regular, feeder->text, -1, NULL));
+  g_assert_cmpint (g_rename (regular, feeder->fifo), ==, 0);
+  while (left > 0)
+    {
+      gssize n = write (feeder->fd, at, left);
+
+      g_assert_cmpint (n, >, 0);
+      at += n;
+      left -= (gsize) n;
+    }
+  feeder->fed = TRUE;
+  return NULL;
+}
+
+static void
+imported_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (km_document_import_file_finish (KM_DOCUMENT (source), result, &error));
+  g_assert_no_error (error);
+  *done = TRUE;
+}
+
+/* The skeleton.json in UTF-16, changed by another program once its loader read it and
+ * before the project's read was over (a later body's model still being read): Save asks.
+ * What the body goes with is the checksum of the bytes its loader read, not of the file
+ * hashed again after the read, as a UTF-16 file's used to be. */
+static void
+test_model_file_changed_while_read_utf16 (Fixture       *f,
+                                          gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *utf8 = g_build_filename (f->dir, "skeleton-utf8.json", NULL);
+  g_autofree char *fifo = g_build_filename (f->dir, "pipe.json", NULL);
+  g_autofree char *text = read_file (model);
+  g_autofree char *theirs = NULL;
+  g_autofree char *after = NULL;
+  gsize theirs_length = 0, after_length = 0;
+  g_autoptr(GString) project = g_string_new (f->ours);
+  g_autoptr(GThread) thread = NULL;
+  const char *end;
+  gboolean imported = FALSE;
+  PipeFeeder feeder = { fifo, model, utf8, text, -1, FALSE };
+
+  g_assert_true (g_file_set_contents (utf8, text, -1, NULL));
+  write_utf16 (model, text);
+  /* A second body, after the first, its model read from a pipe. */
+  end = strstr (project->str, "\n  children:\n");
+  g_assert_nonnull (end);
+  end = strchr (end + 1, '\n');
+  for (end = strchr (end + 1, '\n'); end != NULL && (end[1] == ' ' || end[1] == '\n');
+       end = strchr (end + 1, '\n'))
+    ;
+  g_assert_nonnull (end);
+  g_string_insert (project, end - project->str + 1,
+                   "    -\n      id: 90\n      name: \"Other\"\n      plugin: Body\n"
+                   "      class: BodyItem\n      data:\n        file: \"pipe.json\"\n"
+                   "        format: SKELETON-JSON\n");
+  g_assert_true (g_file_set_contents (f->path, project->str, -1, NULL));
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  /* (Read and write: so that opening it waits for no reader, and a writer is there.) */
+  feeder.fd = open (fifo, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (feeder.fd, >=, 0);
+
+  thread = g_thread_new ("feeder", feed_pipe, &feeder);
+  km_document_import_file_async (f->document, f->file, NULL, imported_cb, &imported);
+  /* (The load runs on its worker meanwhile.) The writer's end once the feeder is done:
+   * the end of the file, to the reader. */
+  g_thread_join (g_steal_pointer (&thread));
+  close (feeder.fd);
+  g_assert_true (feeder.fed);
+  g_assert_true (test_app_wait_flag (&imported, 20000));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "Body");
+  g_assert_true (g_file_get_contents (model, &theirs, &theirs_length, NULL));
+  g_assert_cmpfloat (elbow_z (utf8), ==, 1.2);
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  g_assert_true (km_document_get_modified (f->document));
+  save_asks_about_model (f, model, theirs);
+  /* (All of it: UTF-16 has zero bytes) */
+  g_assert_true (g_file_get_contents (model, &after, &after_length, NULL));
+  g_assert_cmpmem (after, after_length, theirs, theirs_length);
+}
+
+/* Unsaved work autosaved (its skeleton edited), then the skeleton.json changed by another
+ * program before the work is recovered (after a crash): Save of the recovered work asks
+ * before writing over that change. The autosave keeps what the body was read from; the
+ * recovered body used to go with what the file held when it was recovered. */
+static void
+test_model_file_changed_before_recovery (Fixture       *f,
+                                         gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *autosave = g_build_filename (f->dir, "autosave-9-0.cnoid", NULL);
+  g_autoptr(GFile) autosave_file = g_file_new_for_path (autosave);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *theirs = NULL;
+  gboolean recovered = FALSE;
+
+  reopen (f);
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  g_assert_true (km_document_write_autosave (f->document, autosave, &error));
+  g_assert_no_error (error);
+  change_elbow_behind_our_back (model, 1.2);
+  theirs = read_file (model);
+  km_document_recover_async (f->document, autosave_file, NULL, recovered_cb, &recovered);
+  g_assert_true (test_app_wait_flag (&recovered, 20000));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  /* However long it takes: the watch looks at the file meanwhile. */
+  test_app_spin_for (500);
+  g_assert_cmpfloat (km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                            (guint) km_skeleton_find_joint (
+                                              km_document_get_skeleton (f->document), "Elbow"))
+                       ->offset.z, ==, 1.5);
+  g_assert_true (km_document_get_modified (f->document));
+  save_asks_about_model (f, model, theirs);
 }
 
 /* The same in a document without a window (so without a file watch): the record the load
@@ -1874,6 +2081,10 @@ main (int    argc,
               fixture_setup, test_model_file_choreonoid, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/model-file-changed-at-open", Fixture, NULL,
               fixture_setup, test_model_file_changed_at_open, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-changed-while-read-utf16", Fixture,
+              NULL, fixture_setup, test_model_file_changed_while_read_utf16, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/model-file-changed-before-recovery", Fixture, NULL,
+              fixture_setup, test_model_file_changed_before_recovery, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/model-file-changed-windowless", Fixture, NULL,
               fixture_setup, test_model_file_changed_windowless, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/model-file-duplicate-windowless", Fixture, NULL,

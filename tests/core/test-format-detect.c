@@ -313,6 +313,58 @@ test_vrml_encodings (void)
     }
 }
 
+/* The checksum a model's load gives (KmModelExtras.checksum) is that of the file's bytes
+ * as read, in UTF-8 and in UTF-16 (before its conversion): the app used to hash the text
+ * the loader kept (a UTF-16 file's converted) or the file as it was later. */
+static void
+test_model_read_checksum (void)
+{
+  static const char model[] =
+    "#VRML V2.0 utf8\n"
+    "PROTO Joint [ exposedField SFString jointType \"\" exposedField MFNode children [ ] ]\n"
+    "{ Group { } }\n"
+    "DEF R Joint { jointType \"fixed\" children [ ] }\n";
+  static const char * const encodings[] = { "UTF-8", "UTF-16LE", "UTF-16BE" };
+  static const char * const marks[] = { "", "\xff\xfe", "\xfe\xff" };
+
+  for (guint e = 0; e < G_N_ELEMENTS (encodings); e++)
+    {
+      gsize length = 0;
+      g_autofree char *converted = g_convert (model, -1, encodings[e], "UTF-8", NULL,
+                                              &length, NULL);
+      gsize mark = strlen (marks[e]);
+      g_autofree char *text = g_malloc (mark + length);
+      g_autofree char *path = g_strdup_printf ("%s/checksum-%s.wrl", tmp_dir, encodings[e]);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmModelExtras) extras = NULL;
+      g_autofree char *expected = NULL;
+      const KmFormat *format = NULL;
+      KmSkeleton *skel;
+
+      g_test_message ("%s", encodings[e]);
+      memcpy (text, marks[e], mark);
+      memcpy (text + mark, converted, length);
+      g_assert_true (g_file_set_contents (path, text, (gssize) (mark + length), NULL));
+      expected = km_format_file_checksum (file, NULL, &error);
+      g_assert_no_error (error);
+      skel = km_format_load_model_file (path, NULL, &format, &extras, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (skel);
+      g_assert_nonnull (extras);
+      g_assert_cmpstr (extras->checksum, ==, expected);
+      /* (UTF-16: the text kept is the converted one, whose checksum is another) */
+      if (mark > 0)
+        {
+          g_autofree char *of_text = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256,
+                                                                   extras->text);
+
+          g_assert_cmpstr (of_text, !=, expected);
+        }
+      format->free_result (skel);
+    }
+}
+
 /* A model file in UTF-16 that stops converting is located at the character where it
  * does (after "<r", on line 2 after a line break), as the mesh readers locate it: it was
  * always 1:1. */
@@ -585,6 +637,7 @@ main (int    argc,
   g_test_add_func ("/kinema/FormatDetect/unclaimed-errors", test_unclaimed_errors);
   g_test_add_func ("/kinema/FormatDetect/vrml-encodings", test_vrml_encodings);
   g_test_add_func ("/kinema/FormatDetect/utf16-bad-position", test_utf16_bad_position);
+  g_test_add_func ("/kinema/FormatDetect/model-read-checksum", test_model_read_checksum);
   g_test_add_func ("/kinema/FormatDetect/escaped-locations", test_escaped_locations);
   g_test_add_func ("/kinema/FormatDetect/read-location", test_read_location);
   g_test_add_func ("/kinema/FormatDetect/read-location-edges", test_read_location_edges);

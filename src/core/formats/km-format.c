@@ -1076,6 +1076,7 @@ km_model_extras_free (KmModelExtras *extras)
   g_clear_pointer (&extras->target_names, g_ptr_array_unref);
   g_free (extras->initial_q);
   g_clear_pointer (&extras->text, g_bytes_unref);
+  g_free (extras->checksum);
   g_free (extras);
 }
 
@@ -1233,6 +1234,10 @@ load_model_file (const char      *path,
     }
   if (fmt->kind == KM_FILE_KIND_MODEL && length <= KM_MODEL_TEXT_KEEP_MAX)
     found->text = g_bytes_ref (contents);
+  /* Of the bytes read, not of the text converted from them: the file's own checksum (for
+   * a caller that takes the extras). */
+  if (fmt->kind == KM_FILE_KIND_MODEL && extras != NULL)
+    found->checksum = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, raw);
   if (format != NULL)
     *format = fmt;
   if (extras != NULL)

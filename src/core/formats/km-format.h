@@ -55,6 +55,11 @@ typedef struct
    * keeping what Kinema does not model (km_body_save_over_text, km_urdf_save_over_text,
    * km_skeleton_json_save_over_text). Filled by km_format_load_model_file_full(). */
   GBytes    *text;
+  /* The km_format_file_checksum() of the bytes the model was read from, as they were read
+   * (a UTF-16 file's before its conversion, a file of any size): what the file held when
+   * it was read, which a save compares the file with to tell another program's change
+   * made since. Filled by km_format_load_model_file_full(). */
+  char      *checksum;
 } KmModelExtras;
 
 /* The largest model text KmModelExtras.text keeps (its meshes are other files, not kept). */
