@@ -118,6 +118,9 @@ struct _KmDocument
    * so that a range the user saved in Choreonoid longer than the motion stays, and a save
    * writes it back (km_layout_state_store). As read, for the reasons above. */
   double          project_max_time;
+  /* The start of that range (its TimeBar `min_time`) as read, in seconds (0: it has none):
+   * where playback starts and loops back to (km_document_get_project_min_time). */
+  double          project_min_time;
   /* The rate the time bar showed as the project opened: for a project without a time bar
    * (a new one), the rate a save writes as its time bar's and the one a body without a
    * motion of its own shows, so that it plays at the rate it will play at once the project
@@ -1475,8 +1478,11 @@ set_project (KmDocument *self,
 
     self->project_frame_rate = 0;
     self->project_max_time = 0;
+    self->project_min_time = 0;
     if (km_layout_state_get_time_bar (project, &time_bar))
       {
+        if (time_bar.min_time > 0 && isfinite (time_bar.min_time))
+          self->project_min_time = time_bar.min_time;
         if (time_bar.frame_rate > 0 && isfinite (time_bar.frame_rate))
           self->project_frame_rate = time_bar.frame_rate;
         if (time_bar.max_time > 0 && isfinite (time_bar.max_time))
@@ -4095,6 +4101,20 @@ km_document_get_project_max_time (KmDocument *self)
   g_return_val_if_fail (KM_IS_DOCUMENT (self), 0);
 
   return self->project_max_time;
+}
+
+/**
+ * km_document_get_project_min_time:
+ *
+ * Returns: the start of the project's saved time bar range (Choreonoid's TimeBar
+ *   `min_time`) in seconds, as it was read with the project, or 0 when it has none
+ */
+double
+km_document_get_project_min_time (KmDocument *self)
+{
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), 0);
+
+  return self->project_min_time;
 }
 
 /**

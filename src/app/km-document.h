@@ -254,6 +254,7 @@ guint              km_document_get_timeline_frames (KmDocument        *self);
 double             km_document_get_frame_rate     (KmDocument         *self);
 double             km_document_get_project_frame_rate (KmDocument     *self);
 double             km_document_get_project_max_time (KmDocument       *self);
+double             km_document_get_project_min_time (KmDocument       *self);
 
 void               km_document_solve              (KmDocument         *self);
 gboolean           km_document_solve_completing   (KmDocument         *self,

@@ -26,7 +26,11 @@
  * The slider, the strip, stepping and End span the document's timeline
  * (km_document_get_timeline_frames), which runs on past the motion so that the user can
  * step to a later frame and key it; playback plays the motion (frames 0 to the last
- * keyframe, or the animation's), not the held pose after it.
+ * keyframe, or the animation's), not the held pose after it. A project that saved its time
+ * bar's range (Choreonoid's TimeBar min_time and max_time) plays that range instead, as
+ * Choreonoid does, from its start to its end (or the motion's end, where that is later),
+ * looping back to its start; past the motion's end its last pose holds. Home and End go to
+ * the start and end of that range (get_play_range()).
  *
  * While the pose shown is a dragged one the motion would replace at the next frame change
  * (km_document_get_pose_unkeyed), the Set Keyframe button stands out and says so.
@@ -621,6 +625,43 @@ adjustment_value_changed_cb (KmTimeBar *self)
                                  (guint) lround (gtk_adjustment_get_value (self->adjustment)));
 }
 
+/* The frames playback covers and loops over: the motion's (0 to its last frame), or the
+ * project's saved time bar range (km_document_get_project_min_time to
+ * km_document_get_project_max_time, within the time bar's), reaching at least to the
+ * motion's end. A saved start at or after that end is none (0). */
+static void
+get_play_range (KmTimeBar *self,
+                guint     *first,
+                guint     *last)
+{
+  double rate, min_time, max_time;
+  guint timeline_last;
+
+  *first = 0;
+  *last = 0;
+  if (self->document == NULL)
+    return;
+
+  rate = km_document_get_frame_rate (self->document);
+  min_time = km_document_get_project_min_time (self->document);
+  max_time = km_document_get_project_max_time (self->document);
+  timeline_last = km_document_get_timeline_frames (self->document) - 1;
+  *last = km_document_get_n_frames (self->document) - 1;
+  if (max_time > 0)
+    *last = MAX (*last, (guint) MIN (round (max_time * rate), (double) timeline_last));
+  if (min_time > 0 && round (min_time * rate) < *last)
+    *first = (guint) round (min_time * rate);
+}
+
+/* Whether the project saved a time bar range (which Home and End then go to). */
+static gboolean
+has_saved_range (KmTimeBar *self)
+{
+  return self->document != NULL
+         && (km_document_get_project_min_time (self->document) > 0
+             || km_document_get_project_max_time (self->document) > 0);
+}
+
 static void
 update_play_button (KmTimeBar *self)
 {
@@ -639,7 +680,7 @@ playback_tick_cb (GtkWidget     *widget,
 {
   KmTimeBar *self = KM_TIME_BAR (widget);
   gint64 now = gdk_frame_clock_get_frame_time (clock);
-  guint n_frames, last, frame;
+  guint first, last, frame;
   double elapsed;
 
   if (self->document == NULL)
@@ -652,16 +693,16 @@ playback_tick_cb (GtkWidget     *widget,
   if (self->play_start_time == 0)
     self->play_start_time = now;
 
-  n_frames = km_document_get_n_frames (self->document);
-  last = n_frames - 1;
+  get_play_range (self, &first, &last);
   elapsed = (now - self->play_start_time) / (double) G_USEC_PER_SEC;
   frame = self->play_start_frame
           + (guint) floor (elapsed * km_document_get_frame_rate (self->document) * self->speed);
 
   if (frame > last)
     {
-      if (self->loop && n_frames > 1)
-        frame %= n_frames;
+      /* Looping wraps to the range's start (Choreonoid's min_time), not to frame 0. */
+      if (self->loop && last > first)
+        frame = first + (frame - first) % (last - first + 1);
       else
         {
           km_document_set_current_frame (self->document, last);
@@ -690,7 +731,7 @@ step_action (GtkWidget  *widget,
              GVariant   *parameter)
 {
   KmTimeBar *self = KM_TIME_BAR (widget);
-  guint frame, last;
+  guint frame, last, first, end;
 
   if (self->document == NULL)
     return;
@@ -698,17 +739,21 @@ step_action (GtkWidget  *widget,
   km_time_bar_set_playing (self, FALSE);
   frame = km_document_get_current_frame (self->document);
   /* Stepping goes on past the motion, where a new keyframe extends it; End is the end of
-   * the range (Home its start), as in Choreonoid's time bar. */
+   * the range (Home its start), as in Choreonoid's time bar: the project's saved range,
+   * the one playback covers (get_play_range), where it has one. */
   last = km_document_get_timeline_frames (self->document) - 1;
+  get_play_range (self, &first, &end);
+  if (!has_saved_range (self))
+    end = last;
 
   if (g_str_equal (action_name, "time.step-forward"))
     frame = MIN (frame + 1, last);
   else if (g_str_equal (action_name, "time.step-backward"))
     frame = frame > 0 ? frame - 1 : 0;
   else if (g_str_equal (action_name, "time.go-to-start"))
-    frame = 0;
+    frame = first;
   else
-    frame = last;
+    frame = end;
   km_document_set_current_frame (self->document, frame);
 }
 
@@ -1178,10 +1223,13 @@ km_time_bar_set_playing (KmTimeBar *self,
   if (playing)
     {
       guint frame = km_document_get_current_frame (self->document);
+      guint first, last;
 
-      /* Play from the start again when sitting on the last frame. */
-      if (frame + 1 >= km_document_get_n_frames (self->document))
-        frame = 0;
+      /* From the current frame where it lies in the range playback covers; from the
+       * range's start again when sitting on its last frame, or outside it. */
+      get_play_range (self, &first, &last);
+      if (frame < first || frame >= last)
+        frame = first;
       self->play_start_frame = frame;
       self->play_start_time = 0;
       self->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), playback_tick_cb, NULL, NULL);

@@ -1343,6 +1343,190 @@ test_key_pose_keeps_euler (Fixture       *f,
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
 }
 
+/* The built-in example (keyframes 0 to 240 at 30 frames a second) saved and opened again
+ * with a TimeBar range of @min_time to @max_time seconds, as Choreonoid saves one. */
+static void
+open_with_time_bar (Fixture    *f,
+                    const char *dir,
+                    double      min_time,
+                    double      max_time)
+{
+  g_autofree char *path = g_build_filename (dir, "range.cnoid", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *with_bar = NULL;
+  char min_text[G_ASCII_DTOSTR_BUF_SIZE], max_text[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_assert_cmpfloat (km_document_get_frame_rate (f->document), ==, 30.0);
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 241);
+  g_assert_true (km_document_save (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (strstr (text, "toolbars:"));
+  with_bar = g_strdup_printf ("%s%s"
+                              "toolbars:\n"
+                              "  \"TimeBar\":\n"
+                              "    current_time: 0\n"
+                              "    min_time: %s\n"
+                              "    max_time: %s\n"
+                              "    frame_rate: 30\n"
+                              "    playback_frame_rate: 60\n"
+                              "    playback_speed_ratio: 1\n",
+                              text, g_str_has_suffix (text, "\n") ? "" : "\n",
+                              g_ascii_dtostr (min_text, sizeof min_text, min_time),
+                              g_ascii_dtostr (max_text, sizeof max_text, max_time));
+  g_assert_true (g_file_set_contents (path, with_bar, -1, &error));
+  g_assert_no_error (error);
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpuint (km_document_get_n_frames (f->document), ==, 241);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 0);
+}
+
+static void
+record_frame_cb (KmDocument *document,
+                 GParamSpec *pspec,
+                 GArray     *frames)
+{
+  guint frame = km_document_get_current_frame (document);
+
+  g_array_append_val (frames, frame);
+}
+
+/* Whether the frames played went back (a loop). */
+static gboolean
+looped (gpointer data)
+{
+  GArray *frames = data;
+
+  for (guint i = 1; i < frames->len; i++)
+    if (g_array_index (frames, guint, i) < g_array_index (frames, guint, i - 1))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+stopped (gpointer data)
+{
+  return !km_time_bar_get_playing (KM_TIME_BAR (data));
+}
+
+/* Plays from the current frame until playback loops (@loop) or stops, recording each frame
+ * shown into @frames. */
+static void
+play_recording (Fixture  *f,
+                gboolean  loop,
+                GArray   *frames)
+{
+  gulong handler;
+
+  g_array_set_size (frames, 0);
+  handler = g_signal_connect (f->document, "notify::current-frame",
+                              G_CALLBACK (record_frame_cb), frames);
+  km_time_bar_set_loop (f->time_bar, loop);
+  km_time_bar_set_speed (f->time_bar, 4.0);
+  activate (f, "time.toggle-playback");
+  g_assert_true (km_time_bar_get_playing (f->time_bar));
+  g_assert_true (test_app_wait_until (loop ? looped : stopped, loop ? (gpointer) frames
+                                                                    : (gpointer) f->time_bar,
+                                      30000));
+  km_time_bar_set_playing (f->time_bar, FALSE);
+  g_signal_handler_disconnect (f->document, handler);
+  g_assert_cmpuint (frames->len, >, 0);
+}
+
+/* A project whose saved TimeBar range (min_time 2 s, max_time 12 s: frames 60 to 360)
+ * spans more than its motion (frames 0 to 240) plays that range, as Choreonoid does: from
+ * its start (the time bar sat at 0, before it), on past the motion's end (its last pose
+ * holding there), looping back to the range's start, not to 0; without Loop it stops at
+ * the range's end. Play from a frame inside the range past the motion's end plays on from
+ * there (it started at 0), and Home and End go to the range's ends. */
+static void
+test_play_saved_range (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-play-range-XXXXXX");
+  g_autoptr(GArray) frames = g_array_new (FALSE, FALSE, sizeof (guint));
+  KmAnimation *animation;
+  gboolean past_motion = FALSE;
+
+  open_with_time_bar (f, dir, 2.0, 12.0);
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, 361);
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+
+  play_recording (f, TRUE, frames);
+  g_assert_cmpuint (g_array_index (frames, guint, 0), ==, 60);
+  for (guint i = 0; i < frames->len; i++)
+    {
+      guint frame = g_array_index (frames, guint, i);
+
+      g_assert_cmpuint (frame, >=, 60);
+      g_assert_cmpuint (frame, <=, 360);
+      past_motion = past_motion || frame > 240;
+    }
+  g_assert_true (past_motion);
+
+  /* Without Loop: from the range's start (Home) to its end, where it stops. */
+  km_document_set_current_frame (f->document, 30);
+  activate (f, "time.go-to-start");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 60);
+  play_recording (f, FALSE, frames);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 360);
+  g_assert_cmpuint (g_array_index (frames, guint, 0), >, 60);
+  for (guint i = 1; i < frames->len; i++)
+    g_assert_cmpuint (g_array_index (frames, guint, i), >, g_array_index (frames, guint, i - 1));
+  /* Past the motion its last pose holds. */
+  {
+    guint n_dof;
+    const double *pose = km_document_get_pose (f->document, &n_dof);
+
+    for (guint i = 0; i < n_dof; i++)
+      g_assert_cmpfloat (pose[i], ==, km_animation_get_frame (animation, 240)[i]);
+  }
+
+  /* From inside the range, past the motion: on from there. */
+  km_document_set_current_frame (f->document, 300);
+  play_recording (f, FALSE, frames);
+  g_assert_cmpuint (g_array_index (frames, guint, 0), >, 300);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 360);
+
+  activate (f, "time.go-to-start");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 60);
+  activate (f, "time.go-to-end");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 360);
+
+  km_test_remove_tree (dir);
+}
+
+/* Play from past the end of a project's saved range (min_time 2 s, max_time 9 s: frames 60
+ * to 270, within a time bar that spans 10 s) starts at the range's start (it started at 0),
+ * and End goes to the range's end, not the time bar's. */
+static void
+test_play_past_saved_range (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-play-range-XXXXXX");
+  g_autoptr(GArray) frames = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  open_with_time_bar (f, dir, 2.0, 9.0);
+  g_assert_cmpuint (km_document_get_timeline_frames (f->document), ==, 301);
+
+  km_document_set_current_frame (f->document, 285);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 285);
+  play_recording (f, FALSE, frames);
+  g_assert_cmpuint (g_array_index (frames, guint, 0), ==, 60);
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 270);
+
+  activate (f, "time.go-to-end");
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 270);
+
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1384,5 +1568,9 @@ main (int    argc,
               fixture_teardown_cancelled);
   g_test_add ("/kinema/Walkthrough/timebar/cancel-srs-solve-says-frames", Fixture, NULL,
               fixture_setup_none, test_cancel_srs_solve_says_frames, fixture_teardown_srs);
+  g_test_add ("/kinema/Walkthrough/timebar/play-saved-range", Fixture, NULL,
+              fixture_setup, test_play_saved_range, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/play-past-saved-range", Fixture, NULL,
+              fixture_setup, test_play_past_saved_range, fixture_teardown);
   return g_test_run ();
 }
