@@ -14,6 +14,7 @@
 #include "km-application.h"
 #include "km-autosave.h"
 #include "km-body-handler.h"
+#include "km-format.h"
 #include "km-preferences-window.h"
 #include "km-window.h"
 
@@ -106,15 +107,16 @@ quit_signal_cb (gpointer user_data)
   KmApplication *self = user_data;
   GList *windows;
 
-  /* Once. From now on these signals take their default action again, so that another
-   * one ends Kinema at once, even while the autosave write below hangs (a network file
-   * system gone away): these callbacks run from the main loop, which that write keeps
-   * waiting, so they could not do it. (GLib gives a signal back its default action when
-   * its last source goes; the signal() is for any other handler that owns it then.) */
+  /* Once. From now on these signals end Kinema at once (their default action, after the
+   * temporary file of a save under way is removed: km_format_remove_temporary_files()),
+   * even while the autosave write below hangs (a network file system gone away): these
+   * callbacks run from the main loop, which that write keeps waiting, so they could not
+   * do it. (GLib gives a signal back its default action when its last source goes; the
+   * handler set here replaces that, and any other handler that owns it then.) */
   for (guint i = 0; i < G_N_ELEMENTS (self->signal_ids); i++)
     {
       g_clear_handle_id (&self->signal_ids[i], g_source_remove);
-      signal (quit_signals[i], SIG_DFL);
+      km_format_remove_temporary_files_on_signal (quit_signals[i]);
     }
   windows = g_list_copy_deep (gtk_application_get_windows (GTK_APPLICATION (self)),
                               (GCopyFunc) (void (*) (void)) g_object_ref, NULL);

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -827,6 +828,24 @@ km_cli_load_options (void)
   return &options;
 }
 
+/* Ctrl+C, a kill or a closed terminal while an output file is written: the temporary
+ * file beside it ("NAME.XXXXXX", km_format_save_stream()) is removed, then the program
+ * ends by the signal as it would have (the old file is as it was). A signal ignored when
+ * the program starts (nohup, a background job) stays ignored. */
+static void
+remove_temporary_files_on_signals (void)
+{
+  static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
+    {
+      struct sigaction old;
+
+      if (sigaction (signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        km_format_remove_temporary_files_on_signal (signals[i]);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -841,6 +860,7 @@ main (int    argc,
    * waited for as long as an input pipe's writer is (km_cli_load_options()), not for
    * ever. */
   km_format_set_fifo_save_wait (KM_FORMAT_FIFO_WAIT_S);
+  remove_temporary_files_on_signals ();
 
   if (argc < 2)
     {

@@ -2237,10 +2237,31 @@ subprocess_ended_cb (GObject      *source,
   *(gboolean *) user_data = TRUE;
 }
 
+/* The names under @dir (and its folders) of temporary files of atomic saves
+ * ("NAME.cnoid.XXXXXX", "NAME.json.XXXXXX"), joined with spaces. */
+static void
+find_temporaries (const char *dir,
+                  GString    *found)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        find_temporaries (path, found);
+      else if (g_regex_match_simple ("\\.(cnoid|json)\\.[A-Za-z0-9]{6}$", name, 0, 0))
+        g_string_append_printf (found, " %s", name);
+    }
+}
+
 /* The built `kinema`, told to end while the autosave it writes on the way out hangs (a
  * network file system gone away; here every rename() waits forever, hang-rename.c): a
  * second signal ends it at once, as it would have without Kinema's handler. Before, the
- * second signal was swallowed while the write was waited for, and only SIGKILL ended it. */
+ * second signal was swallowed while the write was waited for, and only SIGKILL ended it.
+ * The autosave's temporary file, written in full, is removed (before, it stayed). */
 static void
 test_second_quit_signal_ends_hung_write (void)
 {
@@ -2260,6 +2281,7 @@ test_second_quit_signal_ends_hung_write (void)
   g_autoptr(GDataInputStream) out = NULL;
   gboolean ended = FALSE;
   gint64 deadline;
+  g_autoptr(GString) temporaries = g_string_new (NULL);
 
   if (!g_file_test (program, G_FILE_TEST_IS_EXECUTABLE)
       || !g_file_test (preload, G_FILE_TEST_IS_REGULAR))
@@ -2293,6 +2315,8 @@ test_second_quit_signal_ends_hung_write (void)
     }
   g_assert_true (g_subprocess_get_if_signaled (process));
   g_assert_cmpint (g_subprocess_get_term_sig (process), ==, SIGTERM);
+  find_temporaries (state, temporaries);
+  g_assert_cmpstr (temporaries->str, ==, "");
   km_test_remove_tree (home);
 }
 

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1568,6 +1569,107 @@ write_in_place (const char *target,
   return ok;
 }
 
+/*
+ * The temporary files of the saves under way, for km_format_remove_temporary_files(),
+ * which a signal handler calls: fixed slots (no allocation), each owned by one save,
+ * changed only by atomic compare-and-exchange of its state, so that a handler on any
+ * thread, or one interrupting a save on its own thread, reads a whole path or none.
+ * FREE -> CLAIMED (the owner writes the path) -> READY; the remover takes READY ->
+ * REMOVING, unlinks, -> REMOVED (the slot stays the owner's until it unregisters, which
+ * waits for a remover on another thread to finish).
+ */
+#define TEMPORARY_SLOTS 32
+enum { SLOT_FREE, SLOT_CLAIMED, SLOT_READY, SLOT_REMOVING, SLOT_REMOVED };
+static struct
+{
+  int  state;
+  char path[4096];
+} temporaries[TEMPORARY_SLOTS];
+
+int
+km_format_register_temporary (const char *path)
+{
+  gsize length;
+
+  g_return_val_if_fail (path != NULL, -1);
+
+  length = strlen (path);
+  if (length >= sizeof temporaries[0].path)
+    return -1;
+  for (int i = 0; i < TEMPORARY_SLOTS; i++)
+    if (g_atomic_int_compare_and_exchange (&temporaries[i].state, SLOT_FREE, SLOT_CLAIMED))
+      {
+        memcpy (temporaries[i].path, path, length + 1);
+        g_atomic_int_set (&temporaries[i].state, SLOT_READY);
+        return i;
+      }
+  return -1;   /* more saves at once than slots: this one is not removed on a signal */
+}
+
+void
+km_format_unregister_temporary (int slot)
+{
+  if (slot < 0 || slot >= TEMPORARY_SLOTS)
+    return;
+  for (;;)
+    {
+      if (g_atomic_int_compare_and_exchange (&temporaries[slot].state, SLOT_READY, SLOT_FREE)
+          || g_atomic_int_compare_and_exchange (&temporaries[slot].state, SLOT_REMOVED,
+                                                SLOT_FREE))
+        return;
+      /* SLOT_REMOVING: a handler on another thread is unlinking it; the process is about
+       * to end. */
+      g_thread_yield ();
+    }
+}
+
+/* Async-signal-safe: atomics and unlink(2) only. */
+guint
+km_format_remove_temporary_files (void)
+{
+  guint n = 0;
+
+  for (int i = 0; i < TEMPORARY_SLOTS; i++)
+    if (g_atomic_int_compare_and_exchange (&temporaries[i].state, SLOT_READY, SLOT_REMOVING))
+      {
+        int saved_errno = errno;
+
+        if (unlink (temporaries[i].path) == 0)
+          n++;
+        errno = saved_errno;
+        g_atomic_int_set (&temporaries[i].state, SLOT_REMOVED);
+      }
+  return n;
+}
+
+static void
+remove_temporaries_and_die (int signum)
+{
+  struct sigaction dfl;
+
+  km_format_remove_temporary_files ();
+  /* Then the signal's own end, so that the exit status still says which signal it was
+   * (a shell stops a script on a Ctrl+C): the default action, raised again, delivered
+   * once this handler returns (the signal is blocked while it runs). */
+  memset (&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset (&dfl.sa_mask);
+  sigaction (signum, &dfl, NULL);
+  raise (signum);
+}
+
+void
+km_format_remove_temporary_files_on_signal (int signum)
+{
+  struct sigaction action;
+
+  memset (&action, 0, sizeof action);
+  action.sa_handler = remove_temporaries_and_die;
+  sigemptyset (&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction (signum, &action, NULL);
+}
+
 /* The atomic write: a temporary file beside @target ("NAME.XXXXXX") with the old file's
  * permissions (@new_mode before the umask for a new file), written, synced, renamed over
  * @target. On failure the temporary file is removed and @saved_errno says why. */
@@ -1581,18 +1683,29 @@ write_replacing (const char *target,
   struct stat old;
   gboolean exists = g_stat (target, &old) == 0;
   gboolean written = FALSE;
+  sigset_t ending, mask;
   int fd;
+  int slot;
 
   if (exists && !S_ISREG (old.st_mode) && !S_ISDIR (old.st_mode))
     return write_in_place (target, producer, saved_errno);
 
+  /* Removed by a signal that ends the program while it is written (Ctrl+C): registered
+   * with the signals held, which would otherwise come as the creating system call returns
+   * (when the file is first seen), before it is registered. */
+  sigemptyset (&ending);
+  sigaddset (&ending, SIGINT);
+  sigaddset (&ending, SIGTERM);
+  sigaddset (&ending, SIGHUP);
+  pthread_sigmask (SIG_BLOCK, &ending, &mask);
   /* Private until it has its permissions: 0600 when an old file lends it its own. */
   fd = g_mkstemp_full (temp, O_RDWR | O_CLOEXEC, exists ? 0600 : new_mode);
   if (fd < 0)
-    {
-      *saved_errno = errno;
-      return FALSE;
-    }
+    *saved_errno = errno;
+  slot = fd >= 0 ? km_format_register_temporary (temp) : -1;
+  pthread_sigmask (SIG_SETMASK, &mask, NULL);
+  if (fd < 0)
+    return FALSE;
   if (exists && S_ISREG (old.st_mode) && !keep_status (fd, &old))
     *saved_errno = errno;
   else if (produce (producer, fd, saved_errno))
@@ -1606,14 +1719,17 @@ write_replacing (const char *target,
     {
       close (fd);
       g_unlink (temp);
+      km_format_unregister_temporary (slot);
       return FALSE;
     }
   if (close (fd) != 0 || g_rename (temp, target) != 0)
     {
       *saved_errno = errno;
       g_unlink (temp);
+      km_format_unregister_temporary (slot);
       return FALSE;
     }
+  km_format_unregister_temporary (slot);
   return TRUE;
 }
 

@@ -214,6 +214,19 @@ gboolean         km_format_save_writes_in_place (const char *path);
 gboolean         km_format_replace_file  (const char       *written,
                                           const char       *path,
                                           GError          **error);
+/* The temporary files of saves under way (the atomic write's "NAME.XXXXXX"), which a
+ * signal that ends the program removes: km_format_save_stream() registers its own; another
+ * writer of a temporary file may register it (a slot, -1 when all are taken or @path is too
+ * long) and must unregister it (-1: nothing) once it is renamed or removed. */
+int              km_format_register_temporary   (const char *path);
+void             km_format_unregister_temporary (int         slot);
+/* Unlinks every registered temporary file (each once); the number removed. Only atomics
+ * and unlink(2): callable from a signal handler. */
+guint            km_format_remove_temporary_files (void);
+/* Installs a handler (sigaction) for @signum that removes the registered temporary files,
+ * then ends the program by @signum's default action, raised again (the exit status says
+ * the signal, as after no handler): for SIGINT, SIGTERM, SIGHUP. */
+void             km_format_remove_temporary_files_on_signal (int signum);
 /* The limit of what Kinema reads back that a file to be written would exceed. */
 typedef enum
 {
