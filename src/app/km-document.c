@@ -89,6 +89,10 @@ struct _KmDocument
   KmIkJob        *job;
   GCancellable   *solve_cancellable;
   KmBodyItem     *solve_body;    /* the body the running solve is for */
+  /* What the running solve aims at, kept where the body has linked joints: its frames,
+   * re-synced, are measured again (NULL otherwise). */
+  KmIkProblem    *solve_problem;
+  KmTargetTrack  *solve_track;
   /* Measures the residuals of a solved animation read from a file (measure_animation) */
   GCancellable   *measure_cancellable;
 
@@ -1384,10 +1388,15 @@ log_body_handlers (KmDocument *self,
     {
       const KmBodyHandlerReport *report = km_body_handler_set_get_report (set, i);
 
-      km_document_log (self,
-                       report->status == KM_BODY_HANDLER_ATTACHED ? G_LOG_LEVEL_INFO
-                                                                  : G_LOG_LEVEL_WARNING,
-                       "%s", report->message);
+      /* A handler that did not attach is said where the model names it, when known. */
+      if (report->status != KM_BODY_HANDLER_ATTACHED && report->location != NULL)
+        km_document_log (self, G_LOG_LEVEL_WARNING, "%s: %s", report->location,
+                         report->message);
+      else
+        km_document_log (self,
+                         report->status == KM_BODY_HANDLER_ATTACHED ? G_LOG_LEVEL_INFO
+                                                                    : G_LOG_LEVEL_WARNING,
+                         "%s", report->message);
     }
 }
 
@@ -2227,6 +2236,13 @@ job_notify_progress_cb (KmDocument *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);
 }
 
+static void
+clear_solve_aim (KmDocument *self)
+{
+  g_clear_pointer (&self->solve_problem, km_ik_problem_free);
+  g_clear_pointer (&self->solve_track, km_target_track_unref);
+}
+
 /* Frames stream in while the worker solves: show them as soon as the current one exists. */
 static void
 job_frames_ready_cb (KmDocument *self,
@@ -2234,8 +2250,18 @@ job_frames_ready_cb (KmDocument *self,
                      guint       n_frames,
                      KmIkJob    *job)
 {
+  KmBodyHandlerSet *handlers;
+
   if (self->solve_cancellable == NULL)
     return;
+  /* Each solved frame keeps the coupling of the body's linked joints, as a drag does, and
+   * its residuals (the time bar's red marks) are those of that pose. */
+  handlers = self->solve_body != NULL ? km_body_item_get_body_handlers (self->solve_body) : NULL;
+  if (handlers != NULL && km_body_handler_set_has_linked_joints (handlers)
+      && self->solve_problem != NULL)
+    km_body_handler_set_apply_linked_solved (handlers, self->solve_problem, self->solve_track,
+                                             km_ik_job_get_animation (job), first_frame,
+                                             n_frames);
   if (self->animation != km_ik_job_get_animation (job))
     set_animation (self, NULL, km_ik_job_get_animation (job));
   if (shown_animation_frame (self) >= first_frame
@@ -2338,6 +2364,8 @@ solve_cb (GObject      *object,
   g_autoptr(KmAnimation) animation = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(KmBodyItem) body = NULL;
+  g_autoptr(KmIkProblem) aim = NULL;
+  g_autoptr(KmTargetTrack) aim_track = NULL;
   KmDocumentSolvedFunc done;
   gpointer done_data;
   GDestroyNotify done_destroy;
@@ -2355,6 +2383,7 @@ solve_cb (GObject      *object,
           km_document_log (self, G_LOG_LEVEL_WARNING, _("Solving failed: %s"), error->message);
           g_clear_object (&self->solve_cancellable);
           g_clear_object (&self->solve_body);
+          clear_solve_aim (self);
           clear_solve_done (self);
           sync_from_project (self);
           g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
@@ -2364,6 +2393,8 @@ solve_cb (GObject      *object,
 
   g_clear_object (&self->solve_cancellable);
   body = g_steal_pointer (&self->solve_body);
+  aim = g_steal_pointer (&self->solve_problem);
+  aim_track = g_steal_pointer (&self->solve_track);
   if (self->unsolved_targets == call->track)
     g_clear_pointer (&self->unsolved_targets, km_target_track_unref);
   /* Taken first: storing the result may start or cancel another solve. */
@@ -2373,6 +2404,14 @@ solve_cb (GObject      *object,
   self->solve_done = NULL;
   if (self->project != NULL && body != NULL && is_attached (self, KM_ITEM (body)))
     {
+      KmBodyHandlerSet *handlers = km_body_item_get_body_handlers (body);
+
+      /* The streamed frames went through the linked joints already; the whole motion does
+       * here, whatever the job delivered last, and its missed keyframes (checked after
+       * the last frame came) take the residuals of the re-synced pose. */
+      if (handlers != NULL && km_body_handler_set_has_linked_joints (handlers) && aim != NULL)
+        km_body_handler_set_apply_linked_solved (handlers, aim, aim_track, animation, 0,
+                                                 km_animation_get_n_frames (animation));
       if (done != NULL)
         done (self, KM_ITEM (body), animation, done_data);
       else
@@ -2456,6 +2495,12 @@ start_solve (KmDocument *self,
 
   self->solve_cancellable = g_cancellable_new ();
   self->solve_body = g_object_ref (self->body);
+  clear_solve_aim (self);
+  if (handlers != NULL && km_body_handler_set_has_linked_joints (handlers))
+    {
+      self->solve_problem = km_ik_problem_copy (problem);
+      self->solve_track = km_target_track_ref (self->targets);
+    }
   self->solve_recorded = recorded;
   km_ik_job_solve_async (self->job, problem, self->targets,
                          0, km_target_track_get_last_frame (self->targets),
@@ -2496,6 +2541,7 @@ km_document_dispose (GObject *object)
     g_cancellable_cancel (self->solve_cancellable);
   g_clear_object (&self->solve_cancellable);
   g_clear_object (&self->solve_body);
+  clear_solve_aim (self);
   if (self->measure_cancellable != NULL)
     g_cancellable_cancel (self->measure_cancellable);
   g_clear_object (&self->measure_cancellable);
@@ -4198,6 +4244,7 @@ km_document_cancel_solve (KmDocument *self)
   g_cancellable_cancel (self->solve_cancellable);
   g_clear_object (&self->solve_cancellable);
   g_clear_object (&self->solve_body);
+  clear_solve_aim (self);
   /* Back to the animation the body had before the solve began. */
   if (self->project != NULL && self->body != NULL && self->skeleton != NULL)
     {

@@ -11,6 +11,8 @@
 #include <glib/gi18n.h>
 
 #include "km-body-handler.h"
+#include "km-body-item.h"
+#include "km-project.h"
 #include "km-cli.h"
 #include "km-cli-commands.h"
 #include "km-error.h"
@@ -48,6 +50,37 @@ describe_handlers (const char *path,
   set = km_body_handler_loader_attach (km_body_handler_loader_get_default (), result, NULL,
                                        dir);
   km_body_handler_set_describe (set, lines);
+  insert_before_summary (out, lines->str);
+}
+
+static void
+describe_item_handlers (gpointer item,
+                        gpointer user_data)
+{
+  GString *lines = user_data;
+  KmBodyHandlerSet *set;
+  g_autoptr(GString) described = NULL;
+  g_auto(GStrv) split = NULL;
+
+  if (!KM_IS_BODY_ITEM (item) || (set = km_body_item_get_body_handlers (item)) == NULL)
+    return;
+  described = g_string_new (NULL);
+  km_body_handler_set_describe (set, described);
+  split = g_strsplit (described->str, "\n", -1);
+  for (guint i = 0; split[i] != NULL; i++)
+    if (split[i][0] != '\0')
+      g_string_append_printf (lines, "%s: %s\n", km_item_get_name (KM_ITEM (item)), split[i]);
+}
+
+/* For a project: the same lines for each body's handlers, each after the body's name
+ * ("arm: handler NAME: attached …"). */
+static void
+describe_project_handlers (KmProject *project,
+                           GString   *out)
+{
+  g_autoptr(GString) lines = g_string_new (NULL);
+
+  km_item_foreach (km_project_get_root_item (project), describe_item_handlers, lines);
   insert_before_summary (out, lines->str);
 }
 
@@ -215,6 +248,8 @@ km_cli_info (int    argc,
       describe_targets (extras, out);
       describe_handlers (argv[1], result, out);
     }
+  else if (format->kind == KM_FILE_KIND_PROJECT)
+    describe_project_handlers (result, out);
   format->free_result (result);
   fputs (out->str, stdout);
   return KM_CLI_EXIT_OK;

@@ -765,8 +765,9 @@ km_cli_add_model_options (GOptionContext *context)
 
 /*
  * Says on stderr what became of each body handler a model names, one line each
- * (km_body_handler_set_describe()), as a message about the model: "MODEL: handler NAME:
- * failed: …" (@label: the model file as km_parse_shown_file() shows it), as `solve` and
+ * (km_body_handler_set_describe()), as a message about the model, located where it names
+ * the handler when known: "MODEL:LINE:COLUMN: handler NAME: failed: …", else "MODEL:
+ * handler NAME: …" (@label: the model file as km_parse_shown_file() shows it), as `solve` and
  * `bench-ik` both say it. Nothing when it names none.
  */
 void
@@ -783,10 +784,18 @@ km_cli_print_handler_reports (const KmBodyHandlerSet *handlers,
   lines = g_string_new (NULL);
   km_body_handler_set_describe (handlers, lines);
   split = g_strsplit (lines->str, "\n", -1);
-  /* The prefix is never translated. */
+  /* One line per report, in order. The prefix is never translated: where the model names
+   * the handler ("FILE:LINE:COLUMN", DESIGN.md's error locations) when that is known, else
+   * the model. */
   for (guint i = 0; split[i] != NULL; i++)
     if (split[i][0] != '\0')
-      fprintf (stderr, "%s: %s\n", label, split[i]);
+      {
+        const KmBodyHandlerReport *r = i < km_body_handler_set_get_n_reports (handlers)
+                                       ? km_body_handler_set_get_report (handlers, i) : NULL;
+
+        fprintf (stderr, "%s: %s\n", r != NULL && r->location != NULL ? r->location : label,
+                 split[i]);
+      }
 }
 
 /*

@@ -93,6 +93,8 @@ typedef struct
   KmSkeleton    *skeleton;
   /* The model's analytic IK, when one of its body handlers offers it (nullable). */
   KmBodyHandlerIkHook *ik_hook;
+  /* The model's handlers: each worker re-syncs its frames' linked joints with a clone. */
+  KmBodyHandlerSet *handlers;
   int            effector;         /* --effector's joint, or -1 */
   /* The pose the model states (a .body's joint_displacement, a scene's joint pos values),
    * one value per DOF; NULL for a model in its zero pose. */
@@ -545,6 +547,15 @@ solve_one (SolveItem    *item,
       return FALSE;
     }
   km_animation_set_frame_rate (animation, km_target_track_get_frame_rate (track));
+  /* Every frame keeps the coupling of the model's linked joints, as a drag does; the
+   * residuals (the stats, the missed keyframes) are then those of the pose written. */
+  if (shared->handlers != NULL && km_body_handler_set_has_linked_joints (shared->handlers))
+    {
+      g_autoptr(KmBodyHandlerSet) linked = km_body_handler_set_clone (shared->handlers);
+
+      km_body_handler_set_apply_linked_solved (linked, problem, track, animation, 0,
+                                               km_animation_get_n_frames (animation));
+    }
   km_animation_get_stats (animation, &item->stats);
   {
     const KmAnimationKeyMiss *missed = km_animation_get_missed_keys (animation,
@@ -1119,6 +1130,7 @@ km_cli_solve (int    argc,
                                                                 : KM_DEFAULT_SKELETON_NAME);
     ik_hook = km_body_handler_ik_hook_new (handlers, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
     shared.ik_hook = ik_hook;
+    shared.handlers = handlers;
   }
   shared.effector = effector_index;
   if (extras != NULL && extras->initial_q != NULL &&

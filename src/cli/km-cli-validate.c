@@ -9,15 +9,49 @@
 #include <stdio.h>
 #include <glib/gi18n.h>
 
+#include "km-body-handler.h"
 #include "km-cli.h"
 #include "km-cli-commands.h"
 #include "km-error.h"
 #include "km-format.h"
 
+/* The body handlers a model names, loaded as `info` and `solve` load them: each one that
+ * is missing, refused or fails is a warning, located where the model names it (the file
+ * alone when that is not known). Returns how many. */
+static guint
+warn_handlers (const char *path,
+               const char *shown,
+               gpointer    skeleton)
+{
+  g_autoptr(KmBodyHandlerSet) set = NULL;
+  g_autofree char *dir = g_path_get_dirname (path);
+  guint n = 0;
+
+  set = km_body_handler_loader_attach (km_body_handler_loader_get_default (), skeleton, NULL,
+                                       dir);
+  for (guint i = 0; i < km_body_handler_set_get_n_reports (set); i++)
+    {
+      const KmBodyHandlerReport *r = km_body_handler_set_get_report (set, i);
+      g_auto(GStrv) lines = NULL;
+      g_autofree char *text = NULL;
+
+      if (r->status == KM_BODY_HANDLER_ATTACHED)
+        continue;
+      /* One line: a handler's own messages (initialize's log) joined by "; ". */
+      lines = g_strsplit (r->message, "\n", -1);
+      text = g_strjoinv ("; ", lines);
+      km_cli_print_warning_at (r->location != NULL ? r->location : shown, text);
+      n++;
+    }
+  return n;
+}
+
 /*
  * kinema-cli validate [--format NAME] FILE…
  * stdout: "FILE: ok (FORMAT)" per valid file ("FILE: ok (FORMAT) with N warnings" when
- * it loads with warnings); stderr: one message per bad file, warnings.
+ * it loads with warnings); stderr: one message per bad file, warnings (a model's body
+ * handlers are loaded as `info` loads them: one that is missing, refused or fails is a
+ * warning located where the model names it).
  * Exit 0 when every file is valid, 1 otherwise, 2 on wrong usage.
  */
 int
@@ -86,6 +120,8 @@ km_cli_validate (int    argc,
        * "FILE:LINE:COLUMN: warning: …"): what it names may be missing or left out. FILE
        * as the messages show it, one line. */
       shown = km_parse_shown_file (argv[i]);
+      if (format->kind == KM_FILE_KIND_MODEL)
+        n_warnings += warn_handlers (argv[i], shown, result);
       if (n_warnings == 0)
         printf ("%s: ok (%s)\n", shown, format->name);
       else

@@ -273,18 +273,32 @@ typedef struct
 
 typedef const KmBodyHandlerClass *(*KmBodyHandlerFactoryFunc) (unsigned host_abi_version);
 
-/* Defines the module's exported factory and ABI version for the class table `klass`. */
+/*
+ * Defines the module's exported factory and ABI version for the class table `klass`.
+ * Works in C and C++: under C++ both symbols get C linkage (an unmangled factory name),
+ * and the visibility attribute sits on the first declaration only, where g++ honours it
+ * (on the definition that follows, it would warn and ignore it).
+ */
+#ifdef __cplusplus
+#define KM_BODY_HANDLER_LINKAGE_BEGIN_ extern "C" {
+#define KM_BODY_HANDLER_LINKAGE_END_ }
+#else
+#define KM_BODY_HANDLER_LINKAGE_BEGIN_
+#define KM_BODY_HANDLER_LINKAGE_END_
+#endif
+
 #define KM_BODY_HANDLER_DEFINE(klass)                                                      \
+  KM_BODY_HANDLER_LINKAGE_BEGIN_                                                           \
   KM_BODY_HANDLER_EXPORT extern const unsigned kinema_body_handler_abi_version;            \
-  KM_BODY_HANDLER_EXPORT const unsigned kinema_body_handler_abi_version =                  \
-    KM_BODY_HANDLER_ABI_VERSION;                                                           \
+  const unsigned kinema_body_handler_abi_version = KM_BODY_HANDLER_ABI_VERSION;            \
   KM_BODY_HANDLER_EXPORT const KmBodyHandlerClass *                                        \
   kinema_body_handler_get_class (unsigned host_abi_version);                               \
-  KM_BODY_HANDLER_EXPORT const KmBodyHandlerClass *                                        \
+  const KmBodyHandlerClass *                                                               \
   kinema_body_handler_get_class (unsigned host_abi_version)                                \
   {                                                                                        \
     return host_abi_version == KM_BODY_HANDLER_ABI_VERSION ? &(klass) : NULL;              \
-  }
+  }                                                                                        \
+  KM_BODY_HANDLER_LINKAGE_END_
 
 #ifdef __cplusplus
 }

@@ -12,12 +12,16 @@
 #include <gmodule.h>
 
 #include "km-body-handler.h"
+#include "km-ik-job.h"
 
 #define MAX_INSTANCE_SIZE ((gsize) 64 * 1024 * 1024)
 #define MAX_NAME_LENGTH   255
 
+/* The front end changes the settings on the main thread (a preference) while a project
+ * load attaches on a worker: every field is read and written under @mutex. */
 struct _KmBodyHandlerLoader
 {
+  GMutex      mutex;
   GPtrArray  *directories;    /* (element-type filename) from the front end */
   GHashTable *allowed_files;  /* canonical paths the user allowed */
   gboolean    allow_paths;
@@ -29,6 +33,8 @@ typedef struct
   KmSkeleton            *skeleton;
   KmBodyHandlerSkeleton  view;
   KmBodyHandlerJoint    *joints;
+  double                *lower;   /* per DOF: the limits Kinema enforces on linked output */
+  double                *upper;
 } SkeletonView;
 
 typedef struct
@@ -89,6 +95,7 @@ km_body_handler_loader_new (void)
 {
   KmBodyHandlerLoader *loader = g_new0 (KmBodyHandlerLoader, 1);
 
+  g_mutex_init (&loader->mutex);
   loader->directories = g_ptr_array_new_with_free_func (g_free);
   loader->allowed_files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return loader;
@@ -101,6 +108,7 @@ km_body_handler_loader_free (KmBodyHandlerLoader *loader)
     return;
   g_ptr_array_unref (loader->directories);
   g_hash_table_unref (loader->allowed_files);
+  g_mutex_clear (&loader->mutex);
   g_free (loader);
 }
 
@@ -129,7 +137,9 @@ km_body_handler_loader_add_directory (KmBodyHandlerLoader *loader,
   g_return_if_fail (loader != NULL);
   g_return_if_fail (directory != NULL);
 
+  g_mutex_lock (&loader->mutex);
   g_ptr_array_add (loader->directories, g_canonicalize_filename (directory, NULL));
+  g_mutex_unlock (&loader->mutex);
 }
 
 void
@@ -138,7 +148,9 @@ km_body_handler_loader_set_allow_paths (KmBodyHandlerLoader *loader,
 {
   g_return_if_fail (loader != NULL);
 
+  g_mutex_lock (&loader->mutex);
   loader->allow_paths = !!allow;
+  g_mutex_unlock (&loader->mutex);
 }
 
 void
@@ -148,7 +160,9 @@ km_body_handler_loader_allow_file (KmBodyHandlerLoader *loader,
   g_return_if_fail (loader != NULL);
   g_return_if_fail (path != NULL);
 
+  g_mutex_lock (&loader->mutex);
   g_hash_table_add (loader->allowed_files, g_canonicalize_filename (path, NULL));
+  g_mutex_unlock (&loader->mutex);
 }
 
 char **
@@ -159,8 +173,10 @@ km_body_handler_loader_get_directories (KmBodyHandlerLoader *loader)
 
   g_return_val_if_fail (loader != NULL, NULL);
 
+  g_mutex_lock (&loader->mutex);
   for (guint i = 0; i < loader->directories->len; i++)
     g_strv_builder_add (builder, g_ptr_array_index (loader->directories, i));
+  g_mutex_unlock (&loader->mutex);
   env = g_getenv ("KINEMA_BODYHANDLER_PATH");
   if (env != NULL)
     {
@@ -297,9 +313,17 @@ open_module (const char  *path,
         klass->presentation->from_shown == NULL ||
         klass->presentation->get_unit_label == NULL)))
     {
-      entry->error = g_strdup (_("failed: the handler's class table is incomplete "
-                                 "(missing initialize, instance size or interface "
-                                 "functions)"));
+      if (klass->struct_size < sizeof (KmBodyHandlerClass))
+        entry->error = g_strdup_printf (_("failed: the handler's class table is smaller "
+                                          "(%u bytes) than this Kinema's body-handler ABI "
+                                          "needs (%u bytes); rebuild the handler against "
+                                          "this Kinema's km-body-handler-abi.h"),
+                                        klass->struct_size,
+                                        (guint) sizeof (KmBodyHandlerClass));
+      else
+        entry->error = g_strdup (_("failed: the handler's class table is incomplete "
+                                   "(missing initialize, instance size or interface "
+                                   "functions)"));
       g_module_close (module);
       goto out;
     }
@@ -322,6 +346,7 @@ report_free (gpointer data)
   g_free ((char *) report->name);
   g_free ((char *) report->path);
   g_free ((char *) report->message);
+  g_free ((char *) report->location);
   g_free (report);
 }
 
@@ -331,6 +356,8 @@ view_clear (gpointer data)
   SkeletonView *view = data;
 
   g_free (view->joints);
+  g_free (view->lower);
+  g_free (view->upper);
   km_skeleton_unref (view->skeleton);
 }
 
@@ -366,6 +393,9 @@ view_new (KmSkeleton *skeleton)
       v->lower = j->limits[0].limited ? j->limits[0].min : -HUGE_VAL;
       v->upper = j->limits[0].limited ? j->limits[0].max : HUGE_VAL;
     }
+  view->lower = g_new0 (double, MAX (km_skeleton_get_n_dof (skeleton), 1));
+  view->upper = g_new0 (double, MAX (km_skeleton_get_n_dof (skeleton), 1));
+  km_skeleton_get_dof_limits (skeleton, view->lower, view->upper);
   view->view.struct_size = sizeof (KmBodyHandlerSkeleton);
   view->view.name = km_skeleton_get_root_name (skeleton);
   view->view.n_joints = n;
@@ -416,6 +446,7 @@ resolve (KmBodyHandlerLoader *loader,
       g_autofree char *file = NULL;
       g_autofree char *base = NULL;
       g_autofree char *canonical = NULL;
+      gboolean allowed;
 
       if (g_str_has_suffix (name, "." G_MODULE_SUFFIX))
         file = g_strdup (name);
@@ -427,7 +458,10 @@ resolve (KmBodyHandlerLoader *loader,
       if (model_dir != NULL)
         base = g_canonicalize_filename (model_dir, NULL);
       canonical = g_canonicalize_filename (file, base);
-      if (!loader->allow_paths && !g_hash_table_contains (loader->allowed_files, canonical))
+      g_mutex_lock (&loader->mutex);
+      allowed = loader->allow_paths || g_hash_table_contains (loader->allowed_files, canonical);
+      g_mutex_unlock (&loader->mutex);
+      if (!allowed)
         {
           report->status = KM_BODY_HANDLER_REFUSED;
           report->message =
@@ -492,6 +526,7 @@ attach_one (KmBodyHandlerLoader *loader,
   const char *model = km_skeleton_get_root_name (set->view->skeleton);
 
   report->name = g_strdup (name);
+  report->location = g_strdup (km_skeleton_get_body_handler_location (set->view->skeleton, name));
   g_ptr_array_add (set->reports, report);
   path = resolve (loader, name, model_dir, report);
   if (path == NULL)
@@ -811,6 +846,24 @@ km_body_handler_set_get_configuration (const KmBodyHandlerSet *self,
   return inst->klass->joint_path->get_configuration (inst->instance, base, end, q);
 }
 
+/* A handler's IK answer that Kinema drops (non-finite values) is said once per handler,
+ * at debug level (G_MESSAGES_DEBUG=kinema-body-handler): the solve goes on numerically. */
+static void
+note_bad_answer (const KmBodyHandlerClass *klass)
+{
+  static GHashTable *noted;   /* classes said, never freed */
+  gboolean first;
+
+  G_LOCK (modules);
+  if (noted == NULL)
+    noted = g_hash_table_new (NULL, NULL);
+  first = g_hash_table_add (noted, (gpointer) klass);
+  G_UNLOCK (modules);
+  if (first)
+    g_debug ("body handler %s gave a non-finite IK answer; Kinema drops such answers and "
+             "solves numerically (said once)", klass->name);
+}
+
 int
 km_body_handler_set_solve_path (const KmBodyHandlerSet *self,
                                 int                     base,
@@ -865,7 +918,10 @@ km_body_handler_set_solve_path (const KmBodyHandlerSet *self,
     return -1;
   for (guint d = 0; d < n_dof; d++)
     if (!isfinite (work[d]))
-      return -1;
+      {
+        note_bad_answer (inst->klass);
+        return -1;
+      }
   memcpy (q, work, n_dof * sizeof (double));
   return result;
 }
@@ -964,6 +1020,14 @@ km_body_handler_set_is_linked_joint (const KmBodyHandlerSet *self,
   return FALSE;
 }
 
+/**
+ * km_body_handler_set_apply_linked:
+ *
+ * The handlers write into a copy of @q; what comes back is checked as IK answers are: a
+ * non-finite value keeps the value the DOF had before the update, a finite one is clamped
+ * into the DOF's limits. So a misbehaving handler can neither put NaN into the body (and
+ * a saved project) nor store a value outside the limits the joint panel shows.
+ */
 gboolean
 km_body_handler_set_apply_linked (KmBodyHandlerSet *self,
                                   int               joint,
@@ -971,6 +1035,8 @@ km_body_handler_set_apply_linked (KmBodyHandlerSet *self,
                                   double           *q)
 {
   gboolean changed = FALSE;
+  guint n_dof;
+  g_autofree double *work = NULL;
 
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (q != NULL, FALSE);
@@ -984,6 +1050,8 @@ km_body_handler_set_apply_linked (KmBodyHandlerSet *self,
         return FALSE;
       q[j->dof_index] = value;
     }
+  n_dof = self->view->view.n_dof;
+  work = g_memdup2 (q, MAX (n_dof, 1) * sizeof (double));
   for (guint i = 0; i < self->n_instances; i++)
     {
       Instance *inst = &self->instances[i];
@@ -993,8 +1061,171 @@ km_body_handler_set_apply_linked (KmBodyHandlerSet *self,
         continue;
       if (joint >= 0 && !iface->is_linked (inst->instance, joint))
         continue;
-      if (iface->update (inst->instance, joint, value, q))
-        changed = TRUE;
+      iface->update (inst->instance, joint, value, work);
+    }
+  for (guint d = 0; d < n_dof; d++)
+    {
+      double v = work[d];
+
+      /* Only what a handler wrote is checked: a value it left alone (a project's value
+       * past a limit, kept with a warning) stays as it is. */
+      if (!isfinite (v) || v == q[d])
+        continue;
+      v = CLAMP (v, self->view->lower[d], self->view->upper[d]);
+      if (v != q[d])
+        {
+          q[d] = v;
+          changed = TRUE;
+        }
+    }
+  return changed;
+}
+
+/**
+ * km_body_handler_set_apply_linked_frames:
+ * @self: this thread's set (km_body_handler_set_clone() on a worker)
+ * @animation: an animation of @self's skeleton (as many DOFs)
+ * @first: the first frame
+ * @n: how many frames (clipped to the animation)
+ *
+ * Re-syncs the linked joints of every frame in [@first, @first + @n) from the frame's
+ * values (km_body_handler_set_apply_linked() with joint -1), as a 3-D drag does with its
+ * answer: every solved frame keeps the coupling the body's handlers define. Residuals
+ * stay those the solver measured: a solved motion's go through
+ * km_body_handler_set_apply_linked_solved(), which measures them again.
+ *
+ * Returns: how many frames changed
+ */
+guint
+km_body_handler_set_apply_linked_frames (KmBodyHandlerSet *self,
+                                         KmAnimation      *animation,
+                                         guint             first,
+                                         guint             n)
+{
+  guint n_dof, n_frames, changed = 0;
+  g_autofree double *row = NULL;
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (animation != NULL, 0);
+
+  n_dof = self->view->view.n_dof;
+  if (!km_body_handler_set_has_linked_joints (self) ||
+      km_animation_get_n_dof (animation) != n_dof)
+    return 0;
+  n_frames = km_animation_get_n_frames (animation);
+  if (first >= n_frames)
+    return 0;
+  n = MIN (n, n_frames - first);
+  row = g_new (double, MAX (n_dof, 1));
+  for (guint f = first; f < first + n; f++)
+    {
+      memcpy (row, km_animation_get_frame (animation, f), n_dof * sizeof (double));
+      if (km_body_handler_set_apply_linked (self, -1, 0.0, row))
+        {
+          km_animation_set_frame (animation, f, row);
+          changed++;
+        }
+    }
+  return changed;
+}
+
+/**
+ * km_body_handler_set_apply_linked_solved:
+ * @self: this thread's set (km_body_handler_set_clone() on a worker)
+ * @problem: what the motion was solved for (skeleton, effector, root pose), as for
+ *   km_ik_measure_track()
+ * @track: the targets it was solved for
+ * @animation: the solved motion, with the solver's residuals
+ * @first: the first frame
+ * @n: how many frames (clipped to the animation)
+ *
+ * km_body_handler_set_apply_linked_frames(), and then the residuals are those of the pose
+ * the frame now holds: each changed frame that has a residual is measured again by forward
+ * kinematics against its target, as km_ik_measure_track() measures it (the solver's
+ * values were of the pose before the linked joints moved, which may put the effector
+ * elsewhere). The missed keyframes in the range (km_animation_get_missed_keys()) take their
+ * frame's residuals (also where no frame changed in this call: the editor's frames were
+ * re-synced as they came, before the keyframes were checked); one the re-synced pose meets
+ * within the tolerances is no longer missed. Unchanged frames cost one copy each; nothing
+ * is measured without linked joints.
+ *
+ * Returns: how many frames changed
+ */
+guint
+km_body_handler_set_apply_linked_solved (KmBodyHandlerSet    *self,
+                                         const KmIkProblem   *problem,
+                                         const KmTargetTrack *track,
+                                         KmAnimation         *animation,
+                                         guint                first,
+                                         guint                n)
+{
+  g_autoptr(KmIkProblem) aimed = NULL;
+  g_autofree double *row = NULL;
+  const KmAnimationKeyMiss *missed;
+  guint n_dof, n_frames, n_measured, n_missed, changed = 0;
+  gboolean position_only;
+
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (problem != NULL && problem->skeleton != NULL, 0);
+  g_return_val_if_fail (track != NULL, 0);
+  g_return_val_if_fail (animation != NULL, 0);
+
+  n_dof = self->view->view.n_dof;
+  if (!km_body_handler_set_has_linked_joints (self) ||
+      km_animation_get_n_dof (animation) != n_dof || problem->n_dof != n_dof)
+    return 0;
+  n_frames = km_animation_get_n_frames (animation);
+  if (first >= n_frames)
+    return 0;
+  n = MIN (n, n_frames - first);
+  aimed = km_ik_problem_copy (problem);
+  km_ik_problem_use_track (aimed, track);
+  position_only = km_target_track_get_position_only (track);
+  n_measured = MIN (n_frames, km_target_track_get_last_frame (track) + 1);
+  row = g_new (double, MAX (n_dof, 1));
+  for (guint f = first; f < first + n; f++)
+    {
+      double pos_err, rot_err;
+      KmVec3 pos;
+      KmQuat rot;
+
+      memcpy (row, km_animation_get_frame (animation, f), n_dof * sizeof (double));
+      if (!km_body_handler_set_apply_linked (self, -1, 0.0, row))
+        continue;
+      km_animation_set_frame (animation, f, row);
+      changed++;
+      /* A frame the solve left without a residual (a seed row) stays without one. */
+      if (f >= n_measured || !km_animation_get_residual (animation, f, NULL, NULL))
+        continue;
+      km_target_track_sample (track, f, &pos, &rot);
+      km_transform_from_pos_quat (pos, rot, &aimed->target);
+      km_ik_measure (aimed, row, &pos_err, &rot_err);
+      if (position_only)
+        rot_err = 0.0;  /* as a solve reports it */
+      km_animation_set_residual (animation, f, pos_err, rot_err);
+    }
+
+  /* Also when no frame changed here: the editor re-syncs (and measures) the frames as
+   * they stream in, and the missed keyframes, checked after the last, come with the end. */
+  missed = km_animation_get_missed_keys (animation, &n_missed);
+  if (n_missed > 0)
+    {
+      g_autofree KmAnimationKeyMiss *kept = g_new (KmAnimationKeyMiss, n_missed);
+      guint n_kept = 0, n_unchecked = km_animation_get_unchecked_keys (animation);
+      gboolean orientation = aimed->orientation_weight > 0;
+
+      for (guint i = 0; i < n_missed; i++)
+        {
+          KmAnimationKeyMiss key = missed[i];
+
+          if (key.frame >= first && key.frame < first + n
+              && km_animation_get_residual (animation, key.frame, &key.pos_err, &key.rot_err)
+              && !km_ik_residual_missed (key.pos_err, key.rot_err, orientation))
+            continue;  /* met now */
+          kept[n_kept++] = key;
+        }
+      km_animation_set_missed_keys (animation, kept, n_kept);
+      km_animation_set_unchecked_keys (animation, n_unchecked);
     }
   return changed;
 }

@@ -6,9 +6,11 @@
 
 #include <glib-object.h>
 
+#include "km-animation.h"
 #include "km-body-handler-abi.h"
 #include "km-ik.h"
 #include "km-skeleton.h"
+#include "km-target-track.h"
 
 G_BEGIN_DECLS
 
@@ -64,6 +66,7 @@ typedef struct
   const char          *path;      /* the file found, or NULL */
   KmBodyHandlerIfaces  ifaces;    /* for ATTACHED */
   const char          *message;   /* one or more lines, for the message view */
+  const char          *location;  /* "FILE:LINE:COLUMN" where the model names it, or NULL */
 } KmBodyHandlerReport;
 
 /* How a joint's value is shown (from the presentation interface, or the default). */
@@ -83,7 +86,8 @@ typedef struct _KmBodyHandlerIkHook KmBodyHandlerIkHook;
 
 const char          *km_body_handler_status_to_string     (KmBodyHandlerStatus  status);
 
-/* Loader: the trust settings. Configure on one thread before attaching with it. */
+/* Loader: the trust settings. Thread-safe: a setting may change (main thread) while a
+ * worker attaches with it. */
 KmBodyHandlerLoader *km_body_handler_loader_new           (void);
 void                 km_body_handler_loader_free          (KmBodyHandlerLoader *loader);
 /* The process-wide loader body items use; front ends configure it at start-up. */
@@ -177,11 +181,28 @@ gboolean             km_body_handler_set_has_linked_joints (const KmBodyHandlerS
 gboolean             km_body_handler_set_is_linked_joint  (const KmBodyHandlerSet *self,
                                                            int                  joint);
 /* Sets @joint's value in @q and moves what is linked to it; @joint -1 re-syncs all.
- * Returns TRUE when a handler changed @q. Needs this thread's own set (clone). */
+ * The handlers' values are checked: non-finite ones keep the previous value, the rest are
+ * clamped into the limits. Returns TRUE when @q changed. Needs this thread's own set
+ * (clone). */
 gboolean             km_body_handler_set_apply_linked     (KmBodyHandlerSet    *self,
                                                            int                  joint,
                                                            double               value,
                                                            double              *q);
+/* The same re-sync (joint -1) on every frame of [@first, @first + @n): what the CLI's
+ * solve and the editor's solved frames go through. Returns the frames changed. */
+guint                km_body_handler_set_apply_linked_frames (KmBodyHandlerSet *self,
+                                                           KmAnimation         *animation,
+                                                           guint                first,
+                                                           guint                n);
+/* The same on a solved motion, whose residuals are then measured again on the frames that
+ * changed (forward kinematics against @track's targets, as km_ik_measure_track() does), and
+ * its missed keyframes there follow: the stats and red marks tell of the real pose. */
+guint                km_body_handler_set_apply_linked_solved (KmBodyHandlerSet *self,
+                                                           const KmIkProblem   *problem,
+                                                           const KmTargetTrack *track,
+                                                           KmAnimation         *animation,
+                                                           guint                first,
+                                                           guint                n);
 
 /* Presentation. Joints without a presenting handler get the defaults (revolute: angle
  * "deg" over the limits in degrees; prismatic: length "m"); to/from shown then convert

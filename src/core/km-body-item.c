@@ -233,6 +233,17 @@ state_values (KmBodyItem *self)
 
 /* Body handlers never fail a load: what became of each is in the set's reports, which
  * the front end shows in its message view. */
+/* As Choreonoid updates a body's linked joints when its state is set: a pose (the model's
+ * own, a project's joint values) that breaks the coupling the body's handlers define is
+ * re-synced from the values it states. */
+static void
+sync_linked_joints (KmBodyItem *self)
+{
+  if (self->handlers != NULL && self->q != NULL &&
+      km_body_handler_set_has_linked_joints (self->handlers))
+    km_body_handler_set_apply_linked (self->handlers, -1, 0.0, self->q);
+}
+
 static void
 attach_handlers (KmBodyItem *self)
 {
@@ -242,6 +253,7 @@ attach_handlers (KmBodyItem *self)
                                                     self->skeleton,
                                                     (const char * const *) self->extra_handlers,
                                                     self->model_dir);
+  sync_linked_joints (self);
 }
 
 /**
@@ -533,6 +545,7 @@ km_body_item_restore (KmItem           *item,
 
       load_model (self, node, io);
       n_values = apply_raw (self, radians);
+      sync_linked_joints (self);
       /* Choreonoid sets the joints listed and leaves the others, as Kinema does, but a
        * list that does not fit was usually written for another model. */
       if (displacements != NULL && self->skeleton != NULL && self->n_raw != n_values)

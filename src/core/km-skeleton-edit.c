@@ -317,7 +317,14 @@ draft_build (Draft   *d,
     km_skeleton_builder_set_root_name (builder, draft_get (d, (guint) root)->j.name);
   km_skeleton_builder_set_model_name (builder, km_skeleton_get_model_name (d->source));
   for (guint h = 0; handlers != NULL && handlers[h] != NULL; h++)
-    km_skeleton_builder_add_body_handler (builder, handlers[h]);
+    {
+      /* Where the model names it goes along: messages about it after an edit point there. */
+      const char *location = km_skeleton_get_body_handler_location (d->source, handlers[h]);
+
+      km_skeleton_builder_add_body_handler (builder, handlers[h]);
+      if (location != NULL)
+        km_skeleton_builder_set_body_handler_location (builder, handlers[h], location);
+    }
 
   skel = km_skeleton_builder_build (builder, NULL, &local_error);
   if (skel == NULL)

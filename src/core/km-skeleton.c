@@ -29,6 +29,7 @@ struct _KmSkeleton
   char     *root_name;
   char     *model_name;       /* the model's own name (URDF <robot name>), NULL when none */
   char    **body_handlers;
+  GHashTable *handler_locations; /* name → "FILE:LINE:COLUMN" where the model names it */
   GHashTable *by_name;        /* name → index + 1 */
   GPtrArray **shapes;         /* per joint (topological), KmShape; NULL when none */
   gboolean  has_mimic;
@@ -57,6 +58,7 @@ struct _KmSkeletonBuilder
   char      *model_name;
   char      *default_effector;
   GPtrArray *handlers;
+  GHashTable *handler_locations;
   KmSkeletonUnlinkFunc unlink_func;
   gpointer   unlink_data;
 };
@@ -205,6 +207,7 @@ km_skeleton_builder_new (void)
 
   self->joints = g_array_new (FALSE, TRUE, sizeof (BuilderJoint));
   self->handlers = g_ptr_array_new_with_free_func (g_free);
+  self->handler_locations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   return self;
 }
 
@@ -227,6 +230,7 @@ km_skeleton_builder_free (KmSkeletonBuilder *self)
     builder_joint_clear (&g_array_index (self->joints, BuilderJoint, i));
   g_array_unref (self->joints);
   g_ptr_array_unref (self->handlers);
+  g_hash_table_unref (self->handler_locations);
   g_free (self->root_name);
   g_free (self->model_name);
   g_free (self->default_effector);
@@ -254,6 +258,21 @@ km_skeleton_builder_add_body_handler (KmSkeletonBuilder *self,
     if (g_str_equal (g_ptr_array_index (self->handlers, i), name))
       return;
   g_ptr_array_add (self->handlers, g_strdup (name));
+}
+
+/* Where the model file names handler @name ("FILE:LINE:COLUMN", km_parse_location()), for
+ * the messages about it; the first one stated is kept. */
+void
+km_skeleton_builder_set_body_handler_location (KmSkeletonBuilder *self,
+                                               const char        *name,
+                                               const char        *location)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (location != NULL);
+
+  if (!g_hash_table_contains (self->handler_locations, name))
+    g_hash_table_insert (self->handler_locations, g_strdup (name), g_strdup (location));
 }
 
 /**
@@ -1102,6 +1121,8 @@ builder_build (KmSkeletonBuilder  *self,
   g_ptr_array_add (self->handlers, NULL);
   skel->body_handlers = g_strdupv ((char **) self->handlers->pdata);
   g_ptr_array_set_size (self->handlers, self->handlers->len - 1);
+  skel->handler_locations = g_hash_table_ref (self->handler_locations);
+  self->handler_locations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   return skel;
 }
@@ -1131,6 +1152,7 @@ skeleton_clear (KmSkeleton *self)
   g_free (self->root_name);
   g_free (self->model_name);
   g_strfreev (self->body_handlers);
+  g_clear_pointer (&self->handler_locations, g_hash_table_unref);
   g_hash_table_unref (self->by_name);
 }
 
@@ -1288,6 +1310,23 @@ km_skeleton_get_body_handlers (const KmSkeleton *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   return (const char * const *) self->body_handlers;
+}
+
+/**
+ * km_skeleton_get_body_handler_location:
+ *
+ * Returns: (nullable): where the model file names handler @name ("FILE:LINE:COLUMN"),
+ * NULL when the loader did not say (or the skeleton was not read from a file)
+ */
+const char *
+km_skeleton_get_body_handler_location (const KmSkeleton *self,
+                                       const char       *name)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return self->handler_locations != NULL ? g_hash_table_lookup (self->handler_locations, name)
+                                         : NULL;
 }
 
 /**

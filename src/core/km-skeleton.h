@@ -141,6 +141,9 @@ void                km_skeleton_builder_set_root_name    (KmSkeletonBuilder     
                                                           const char              *root_name);
 void                km_skeleton_builder_add_body_handler (KmSkeletonBuilder       *builder,
                                                           const char              *name);
+void                km_skeleton_builder_set_body_handler_location (KmSkeletonBuilder *builder,
+                                                          const char              *name,
+                                                          const char              *location);
 guint               km_skeleton_builder_add_joint        (KmSkeletonBuilder       *builder,
                                                           const char              *name,
                                                           KmJointType              type,
@@ -207,6 +210,8 @@ int                *km_skeleton_dofs_by_joint_id         (const KmSkeleton      
 const char         *km_skeleton_get_root_name            (const KmSkeleton        *self);
 const char         *km_skeleton_get_model_name           (const KmSkeleton        *self);
 const char * const *km_skeleton_get_body_handlers        (const KmSkeleton        *self);
+const char         *km_skeleton_get_body_handler_location (const KmSkeleton       *self,
+                                                          const char              *name);
 KmShape * const    *km_skeleton_get_shapes               (const KmSkeleton        *self,
                                                           guint                    index,
                                                           guint                   *n_shapes);

@@ -13,9 +13,11 @@
 #include "km-configuration-bar.h"
 #include "km-document-skeleton.h"
 #include "km-graph-view.h"
+#include "km-ik-job.h"
 #include "km-joint-panel.h"
 #include "km-message.h"
 #include "km-skeleton-edit.h"
+#include "km-targets-json.h"
 
 #include "test-app-util.h"
 #include "km-test-tmp.h"
@@ -450,6 +452,13 @@ test_handler_messages (Fixture       *f,
   g_assert_nonnull (km_document_get_skeleton (f->document));
   g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "NoSuchHandler", NULL));
   g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "../evil", "refused", NULL));
+  /* Each said where the model names it. */
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                       "missing-handler.json:1:42: Body handler NoSuchHandler",
+                                       NULL));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING,
+                                       "missing-handler.json:1:59: Body handler “../evil”",
+                                       NULL));
   g_assert_cmpuint (km_joint_panel_get_n_rows (f->panel), ==, 1);
   g_assert_cmpstr (km_joint_panel_get_unit (f->panel, 0), ==, "°");
 
@@ -548,6 +557,117 @@ test_analytic_solve (Fixture       *f,
   g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Solved 11 frames", NULL));
   g_assert_nonnull (km_document_get_animation (f->document));
 
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* The editor's solve sends every solved frame through the body's linked joints
+ * (ClosedLinkSampleHandler: J1 = −J0, J3 = J0), as a drag does. */
+static void
+test_linked_solve (Fixture       *f,
+                   gconstpointer  data)
+{
+  KmAnimation *animation;
+  KmSkeleton *skel;
+  gboolean late = FALSE;
+  gboolean moved = FALSE;
+  guint id;
+  int d0, d1, d3;
+
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-closed-link-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "targets.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  const char *targets =
+    "[ { \"frame\": 0, \"effector\": \"J1\", \"pos\": [0, 0.1, 0.16], \"euler\": [0, 0, 0] },\n"
+    "  { \"frame\": 10, \"effector\": \"J1\", \"pos\": [-0.0295520206661340, "
+    "0.0955336489125606, 0.16], \"euler\": [0, 0, 0] } ]\n";
+
+  import_data (f, "choreonoid/ClosedLinkSample.body");
+  g_assert_true (g_file_set_contents (path, targets, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  km_document_solve (f->document);
+  id = g_timeout_add_once (20000, timeout_cb, &late);
+  while (km_document_get_solving (f->document) && !late)
+    g_main_context_iteration (NULL, TRUE);
+  if (!late)
+    g_source_remove (id);
+  g_assert_false (km_document_get_solving (f->document));
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  skel = km_document_get_skeleton (f->document);
+  d0 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J0"))->dof_index;
+  d1 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J1"))->dof_index;
+  d3 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J3"))->dof_index;
+  for (guint i = 0; i < km_animation_get_n_frames (animation); i++)
+    {
+      const double *q = km_animation_get_frame (animation, i);
+
+      moved |= q[d0] != 0.0;
+      g_assert_cmpfloat (q[d1], ==, -q[d0]);
+      g_assert_cmpfloat (q[d3], ==, q[d0]);
+    }
+  g_assert_true (moved);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* The editor's solved frames carry the residuals of the pose they hold after the linked
+ * joints moved (the time bar's red marks, the "Solved … largest error" message): with a
+ * tool on J1's link the solver turns J1 freely, and J1 = −J0 swings the tool off its
+ * target. They were the solver's, of the pose before. */
+static void
+test_linked_solve_residuals (Fixture       *f,
+                             gconstpointer  data)
+{
+  KmAnimation *animation;
+  KmSkeleton *skel;
+  gboolean late = FALSE;
+  guint id;
+  g_autofree char *dir = km_test_make_tmp_dir ("kinema-closed-link-XXXXXX");
+  g_autofree char *path = g_build_filename (dir, "targets.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autofree double *measured = NULL;
+  double max_pos = 0.0;
+  const char *targets =
+    "[ { \"frame\": 0, \"effector\": \"J1\", \"pos\": [0, 0.3, 0.16], \"euler\": [0, 0, 0],\n"
+    "    \"effector_offset\": [0.2, 0, 0], \"position_only\": true },\n"
+    "  { \"frame\": 10, \"effector\": \"J1\", \"pos\": [-0.1, 0.28, 0.16], "
+    "\"euler\": [0, 0, 0],\n"
+    "    \"effector_offset\": [0.2, 0, 0], \"position_only\": true } ]\n";
+
+  import_data (f, "choreonoid/ClosedLinkSample.body");
+  g_assert_true (g_file_set_contents (path, targets, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  km_document_solve (f->document);
+  id = g_timeout_add_once (20000, timeout_cb, &late);
+  while (km_document_get_solving (f->document) && !late)
+    g_main_context_iteration (NULL, TRUE);
+  if (!late)
+    g_source_remove (id);
+  g_assert_false (km_document_get_solving (f->document));
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  skel = km_document_get_skeleton (f->document);
+  track = km_targets_json_load_file (path, &error);
+  g_assert_no_error (error);
+  problem = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "J1"));
+  measured = km_ik_measure_track (problem, track, animation, NULL);
+  for (guint i = 0; i < km_animation_get_n_frames (animation); i++)
+    {
+      double pos_err, rot_err;
+
+      g_assert_true (km_animation_get_residual (animation, i, &pos_err, &rot_err));
+      g_assert_cmpfloat_with_epsilon (pos_err, measured[2 * i], 1e-12);
+      g_assert_cmpfloat_with_epsilon (rot_err, measured[2 * i + 1], 1e-12);
+      max_pos = MAX (max_pos, pos_err);
+    }
+  g_assert_cmpfloat (max_pos, >, 0.2);  /* the tool is off its targets */
   g_unlink (path);
   g_rmdir (dir);
 }
@@ -656,5 +776,9 @@ main (int    argc,
               fixture_setup, test_configurations, fixture_teardown);
   g_test_add ("/kinema/Document/analytic-solve", Fixture, NULL,
               fixture_setup, test_analytic_solve, fixture_teardown);
+  g_test_add ("/kinema/Document/linked-solve", Fixture, NULL,
+              fixture_setup, test_linked_solve, fixture_teardown);
+  g_test_add ("/kinema/Document/linked-solve-residuals", Fixture, NULL,
+              fixture_setup, test_linked_solve_residuals, fixture_teardown);
   return g_test_run ();
 }

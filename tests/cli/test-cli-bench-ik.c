@@ -329,16 +329,17 @@ handler_dir (void)
 
 /* bench-ik reads models as every such command does, with --handler-dir and --share-dir
  * (it refused both, exit 2): a chain that names a body handler gets it, says so as `solve`
- * does ("MODEL: handler NAME: …"), and its analytic IK answers (no numeric iterations). */
+ * does ("MODEL:LINE:COLUMN: handler NAME: …", where the model names it), and its analytic IK
+ * answers (no numeric iterations). */
 static void
 test_model_options (void)
 {
   g_autofree char *dir = handler_dir ();
   g_autofree char *chain = g_test_build_filename (G_TEST_DIST, "data", "ur5-analytic.json", NULL);
   g_autofree char *targets = g_test_build_filename (G_TEST_DIST, "data", "ur5-warm-30.json", NULL);
-  g_autofree char *attached = g_strdup_printf ("%s: handler UR5AnalyticIkHandler: attached "
+  g_autofree char *attached = g_strdup_printf ("%s:4:20: handler UR5AnalyticIkHandler: attached "
                                                "(joint-path)", chain);
-  g_autofree char *missing = g_strdup_printf ("%s: handler UR5AnalyticIkHandler: not found: ",
+  g_autofree char *missing = g_strdup_printf ("%s:4:20: handler UR5AnalyticIkHandler: not found: ",
                                               chain);
   g_auto(Run) run = { 0 };
   g_auto(Run) without = { 0 };

@@ -1864,8 +1864,9 @@ test_unchecked_keys_note (void)
   g_rmdir (dir);
 }
 
-/* What became of a body handler the model names is said of the model, "MODEL: handler
- * NAME: failed: …", as a loader's message names its file (it had no file at all). */
+/* What became of a body handler the model names is said of the model, where the model
+ * names it, "MODEL:LINE:COLUMN: handler NAME: failed: …" (DESIGN.md's error locations), as a
+ * loader's message names its file (it had no file at all, then only "MODEL: "). */
 static void
 test_handler_report_prefix (void)
 {
@@ -1874,7 +1875,7 @@ test_handler_report_prefix (void)
   g_autofree char *module = g_build_filename (dir, "Evil.so", NULL);
   g_autofree char *model = g_build_filename (dir, "evil.json", NULL);
   g_autofree char *output = g_build_filename (dir, "evil.animation.json", NULL);
-  g_autofree char *expected = g_strdup_printf ("%s: handler Evil: failed: ", model);
+  g_autofree char *expected = g_strdup_printf ("%s:1:38: handler Evil: failed: ", model);
   g_auto(Run) run = { 0, };
 
   g_assert_true (g_file_set_contents (module, "int x;\n", -1, NULL));

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "km-animation.h"
 #include "km-body-handler.h"
 #include "km-body-item.h"
 #include "km-cnoid.h"
@@ -759,6 +760,82 @@ test_cnoid_project (void)
 }
 
 /* A project's body item adds handlers the model file does not name, and keeps the key. */
+/* A project whose joint values break the body's linked joints opens with them re-synced
+ * from the values it lists (J1 = -J0, J3 = J0), as Choreonoid sets a body's state. */
+static void
+test_cnoid_project_linked (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "share",
+                                                 "project", "ClosedLinkSample.cnoid", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *broken = NULL;
+  g_autoptr(KmProject) project = NULL;
+  KmItem *body;
+  KmSkeleton *skel;
+  const double *q;
+  int d0, d1, d3;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "joint_displacements: [ -45, 45, -45 ]"));
+  {
+    g_auto(GStrv) parts = g_strsplit (text, "joint_displacements: [ -45, 45, -45 ]", 2);
+
+    broken = g_strjoinv ("joint_displacements: [ -30, 0, 0 ]", parts);
+  }
+  project = load_text (path, broken, &error);
+  g_assert_no_error (error);
+  body = find_body (km_project_get_root_item (project));
+  skel = km_body_item_get_skeleton (KM_BODY_ITEM (body));
+  q = km_body_item_get_joint_state (KM_BODY_ITEM (body), NULL);
+  d0 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J0"))->dof_index;
+  d1 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J1"))->dof_index;
+  d3 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J3"))->dof_index;
+  g_assert_cmpfloat_with_epsilon (q[d0], -30.0 * G_PI / 180.0, 1e-12);
+  g_assert_cmpfloat (q[d1], ==, -q[d0]);
+  g_assert_cmpfloat (q[d3], ==, q[d0]);
+  check_closed_loop (skel, q);
+}
+
+/* The trusted folders change on the main thread (a preference) while a project load walks
+ * them on a worker: the loader guards them. Under ASan / TSan the unguarded array's
+ * reallocation under a reader was a use-after-free / race. */
+static gpointer
+add_directories_thread (gpointer data)
+{
+  KmBodyHandlerLoader *loader = data;
+
+  for (guint i = 0; i < 2000; i++)
+    {
+      g_autofree char *dir = g_strdup_printf ("/nonexistent/kinema-%u", i);
+
+      km_body_handler_loader_add_directory (loader, dir);
+    }
+  return NULL;
+}
+
+static void
+test_loader_threads (void)
+{
+  g_autoptr(KmBodyHandlerLoader) loader = km_body_handler_loader_new ();
+  GThread *thread = g_thread_new ("add-directories", add_directories_thread, loader);
+  guint n = 0;
+
+  for (guint i = 0; i < 500; i++)
+    {
+      g_auto(GStrv) dirs = km_body_handler_loader_get_directories (loader);
+
+      g_assert_cmpuint (g_strv_length (dirs), >=, n);
+      n = g_strv_length (dirs);
+    }
+  g_thread_join (thread);
+  {
+    g_auto(GStrv) dirs = km_body_handler_loader_get_directories (loader);
+
+    g_assert_cmpstr (dirs[1999], ==, "/nonexistent/kinema-1999");
+  }
+}
+
 static void
 test_cnoid_extra_handlers (void)
 {
@@ -842,6 +919,197 @@ test_extra_handlers (void)
   g_assert_true (g_str_has_suffix (out->str, "plain joint values).\n"));
 }
 
+/* Linked output is checked as IK answers are (BadLinkHandler writes NaN into "b" and 5 rad
+ * into "c", limited to ±1): NaN keeps the value before the update, 5 is clamped to 1. */
+static void
+test_linked_output_checked (void)
+{
+  g_autoptr(KmSkeletonBuilder) b = km_skeleton_builder_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmBodyHandlerSet) set = NULL;
+  const char *names[] = { "a", "b", "c" };
+  double q[3] = { 0.0, 0.25, 0.5 };
+
+  km_skeleton_builder_set_root_name (b, "root");
+  km_skeleton_builder_add_joint (b, "root", KM_JOINT_FIXED, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      guint j = km_skeleton_builder_add_joint (b, names[i], KM_JOINT_REVOLUTE,
+                                               i == 0 ? "root" : names[i - 1]);
+
+      km_skeleton_builder_set_axis (b, j, km_vec3 (0, 0, 1));
+      km_skeleton_builder_set_limit (b, j, 0, -1.0, 1.0);
+    }
+  km_skeleton_builder_add_body_handler (b, "BadLinkHandler");
+  skel = km_skeleton_builder_build (b, NULL, &error);
+  g_assert_no_error (error);
+  set = km_body_handler_loader_attach (km_body_handler_loader_get_default (), skel, NULL, NULL);
+  g_assert_true (km_body_handler_set_is_attached (set, "BadLinkHandler"));
+
+  g_assert_true (km_body_handler_set_apply_linked (set, km_skeleton_find_joint (skel, "a"),
+                                                   0.75, q));
+  g_assert_cmpfloat (q[0], ==, 0.75);
+  g_assert_cmpfloat (q[1], ==, 0.25);
+  g_assert_cmpfloat (q[2], ==, 1.0);
+
+  /* The re-sync of every linked joint (a solved frame, a drag answer) likewise. */
+  q[2] = -0.5;
+  g_assert_true (km_body_handler_set_apply_linked (set, -1, 0.0, q));
+  g_assert_cmpfloat (q[0], ==, 0.75);
+  g_assert_cmpfloat (q[1], ==, 0.25);
+  g_assert_cmpfloat (q[2], ==, 1.0);
+  g_assert_false (km_body_handler_set_apply_linked (set, -1, 0.0, q));
+
+  /* A value no handler wrote is left alone, even past its limit (a project's value, kept
+   * with a warning): the review found every joint clamped by a re-sync at load. */
+  q[0] = 3.0;
+  km_body_handler_set_apply_linked (set, -1, 0.0, q);
+  g_assert_cmpfloat (q[0], ==, 3.0);
+}
+
+/* Every frame of a solved motion goes through the linked joints (what `solve` and the
+ * editor's solved frames use): ClosedLinkSample's J1 = -J0 and J3 = J0. */
+static void
+test_linked_frames (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("choreonoid/ClosedLinkSample.body");
+  g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, NULL, NULL);
+  g_autoptr(KmAnimation) animation = km_animation_new (skel, 4);
+  guint n_dof = km_skeleton_get_n_dof (skel);
+  int d0 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J0"))->dof_index;
+  int d1 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J1"))->dof_index;
+  int d3 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J3"))->dof_index;
+  g_autofree double *row = g_new0 (double, n_dof);
+
+  for (guint f = 0; f < 4; f++)
+    {
+      row[d0] = -0.1 * (f + 1);
+      row[d1] = 0.0;
+      row[d3] = 0.0;
+      km_animation_set_frame (animation, f, row);
+    }
+  /* Frames 1 and 2 only. */
+  g_assert_cmpuint (km_body_handler_set_apply_linked_frames (set, animation, 1, 2), ==, 2);
+  g_assert_cmpfloat (km_animation_get_frame (animation, 0)[d3], ==, 0.0);
+  g_assert_cmpfloat (km_animation_get_frame (animation, 3)[d3], ==, 0.0);
+  for (guint f = 1; f < 3; f++)
+    {
+      const double *v = km_animation_get_frame (animation, f);
+
+      g_assert_cmpfloat (v[d1], ==, -v[d0]);
+      g_assert_cmpfloat (v[d3], ==, v[d0]);
+    }
+  /* Clipped to the animation; nothing left to change. */
+  g_assert_cmpuint (km_body_handler_set_apply_linked_frames (set, animation, 1, 100), ==, 1);
+  g_assert_cmpuint (km_body_handler_set_apply_linked_frames (set, animation, 1, 100), ==, 0);
+}
+
+/* A solved motion's residuals follow the linked re-sync (what `solve`'s stats and the
+ * editor's red marks read): each changed frame is measured again by forward kinematics,
+ * a frame without a residual keeps none, and a missed keyframe takes its frame's new
+ * residuals. The solver's were of the pose before J1 = -J0 turned the effector J1. */
+static void
+test_linked_solved_residuals (void)
+{
+  g_autoptr(KmSkeleton) skel = load_model ("choreonoid/ClosedLinkSample.body");
+  g_autoptr(KmBodyHandlerSet) set = km_body_handler_loader_attach (
+    km_body_handler_loader_get_default (), skel, NULL, NULL);
+  g_autofree char *targets_path = g_test_build_filename (G_TEST_DIST, "data",
+                                                         "closedlink-targets.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmTargetTrack) track = km_targets_json_load_file (targets_path, &error);
+  g_autoptr(KmIkProblem) problem = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "J1"));
+  g_autoptr(KmAnimation) animation = km_animation_new (skel, 11);
+  guint n_dof = km_skeleton_get_n_dof (skel);
+  int d0 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J0"))->dof_index;
+  int d1 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J1"))->dof_index;
+  g_autofree double *row = g_new0 (double, n_dof);
+  g_autofree double *before = NULL;
+  g_autofree double *after = NULL;
+  KmAnimationKeyMiss key = { 0 };
+  const KmAnimationKeyMiss *missed;
+  gboolean moved = FALSE;
+  guint n_missed;
+
+  g_assert_no_error (error);
+  for (guint f = 0; f < 11; f++)
+    {
+      row[d0] = -0.03 * f;
+      row[d1] = 0.5;
+      km_animation_set_frame (animation, f, row);
+    }
+  /* The solver's residuals, of its pose; frame 0 is a seed row without one. */
+  before = km_ik_measure_track (problem, track, animation, NULL);
+  for (guint f = 1; f < 11; f++)
+    km_animation_set_residual (animation, f, before[2 * f], before[2 * f + 1]);
+  key.frame = 10;
+  key.pos_err = before[20];
+  key.rot_err = before[21];
+  km_animation_set_missed_keys (animation, &key, 1);
+
+  g_assert_cmpuint (km_body_handler_set_apply_linked_solved (set, problem, track, animation,
+                                                             0, 11), ==, 11);
+  after = km_ik_measure_track (problem, track, animation, NULL);
+  g_assert_false (km_animation_get_residual (animation, 0, NULL, NULL));
+  for (guint f = 1; f < 11; f++)
+    {
+      double pos_err, rot_err;
+
+      g_assert_true (km_animation_get_residual (animation, f, &pos_err, &rot_err));
+      g_assert_cmpfloat (pos_err, ==, after[2 * f]);
+      g_assert_cmpfloat (rot_err, ==, after[2 * f + 1]);
+      if (fabs (rot_err - before[2 * f + 1]) > 1e-3)
+        moved = TRUE;
+    }
+  g_assert_true (moved);  /* the re-sync did turn the effector */
+  missed = km_animation_get_missed_keys (animation, &n_missed);
+  if (km_ik_residual_missed (after[20], after[21], TRUE))
+    {
+      g_assert_cmpuint (n_missed, ==, 1);
+      g_assert_cmpfloat (missed[0].pos_err, ==, after[20]);
+      g_assert_cmpfloat (missed[0].rot_err, ==, after[21]);
+    }
+  else
+    g_assert_cmpuint (n_missed, ==, 0);
+  /* In sync now: nothing changes, nothing is measured. */
+  g_assert_cmpuint (km_body_handler_set_apply_linked_solved (set, problem, track, animation,
+                                                             0, 11), ==, 0);
+}
+
+/* A class table smaller than this ABI's says so (it was "incomplete … missing …"). */
+static void
+test_small_table (void)
+{
+  g_autoptr(KmBodyHandlerSet) set = NULL;
+  const KmBodyHandlerReport *r = attach_one (km_body_handler_loader_get_default (),
+                                             "SmallTableHandler", &set);
+
+  g_assert_cmpint (r->status, ==, KM_BODY_HANDLER_FAILED);
+  g_assert_nonnull (strstr (r->message, "class table is smaller"));
+  g_assert_nonnull (strstr (r->message, "than this Kinema's body-handler ABI needs"));
+  g_assert_null (strstr (r->message, "incomplete"));
+}
+
+/* A handler written in C++ with KM_BODY_HANDLER_DEFINE: its factory has C linkage. */
+static void
+test_cxx_handler (void)
+{
+  g_autoptr(KmBodyHandlerSet) set = NULL;
+  const KmBodyHandlerReport *r;
+
+  if (!KM_TEST_HAVE_CXX_HANDLER)
+    {
+      g_test_skip ("no C++ compiler");
+      return;
+    }
+  r = attach_one (km_body_handler_loader_get_default (), "CxxHandler", &set);
+  g_assert_cmpstr (r->message, !=, NULL);
+  g_assert_cmpint (r->status, ==, KM_BODY_HANDLER_ATTACHED);
+  g_assert_nonnull (strstr (r->message, "C++ handler initialized"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -866,5 +1134,12 @@ main (int    argc,
   g_test_add_func ("/kinema/BodyHandler/cnoid-project", test_cnoid_project);
   g_test_add_func ("/kinema/BodyHandler/extra-handlers", test_extra_handlers);
   g_test_add_func ("/kinema/BodyHandler/cnoid-extra-handlers", test_cnoid_extra_handlers);
+  g_test_add_func ("/kinema/BodyHandler/linked-output-checked", test_linked_output_checked);
+  g_test_add_func ("/kinema/BodyHandler/linked-frames", test_linked_frames);
+  g_test_add_func ("/kinema/BodyHandler/linked-solved-residuals", test_linked_solved_residuals);
+  g_test_add_func ("/kinema/BodyHandler/cnoid-project-linked", test_cnoid_project_linked);
+  g_test_add_func ("/kinema/BodyHandler/small-table", test_small_table);
+  g_test_add_func ("/kinema/BodyHandler/loader-threads", test_loader_threads);
+  g_test_add_func ("/kinema/BodyHandler/cxx-handler", test_cxx_handler);
   return g_test_run ();
 }

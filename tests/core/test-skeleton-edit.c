@@ -27,6 +27,7 @@ make_skeleton (void)
   box->transform.pos = km_vec3 (0.01, 0.02, 0.03);
   km_skeleton_builder_set_root_name (b, "base");
   km_skeleton_builder_add_body_handler (b, "SomeHandler");
+  km_skeleton_builder_set_body_handler_location (b, "SomeHandler", "model.body:3:18");
   km_skeleton_builder_add_joint (b, "base", KM_JOINT_FIXED, NULL);
   j = km_skeleton_builder_add_joint (b, "torso", KM_JOINT_REVOLUTE, "base");
   km_skeleton_builder_set_offset (b, j, km_vec3 (0, 0, 0.5));
@@ -152,6 +153,29 @@ test_set_name (void)
   g_clear_error (&error);
   bad = km_skeleton_edit_set_name (s, 99, "x", &error);
   assert_refused (bad, error, KM_SKELETON_EDIT_ERROR_UNKNOWN_JOINT, "no joint number 99");
+}
+
+/* An edited skeleton keeps where the model names each body handler: the messages about a
+ * handler after an edit (Messages, a re-attach) still point into the model file. */
+static void
+test_handler_location (void)
+{
+  g_autoptr(KmSkeleton) s = make_skeleton ();
+  g_autoptr(KmSkeleton) renamed = NULL;
+  g_autoptr(KmSkeleton) deleted = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpstr (km_skeleton_get_body_handler_location (s, "SomeHandler"), ==,
+                   "model.body:3:18");
+  renamed = km_skeleton_edit_set_name (s, (guint) find (s, "head"), "skull", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_body_handler_location (renamed, "SomeHandler"), ==,
+                   "model.body:3:18");
+  g_assert_null (km_skeleton_get_body_handler_location (renamed, "OtherHandler"));
+  deleted = km_skeleton_edit_delete (renamed, (guint) find (renamed, "skull"), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (km_skeleton_get_body_handler_location (deleted, "SomeHandler"), ==,
+                   "model.body:3:18");
 }
 
 static void
@@ -891,6 +915,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/kinema/SkeletonEdit/set-name", test_set_name);
+  g_test_add_func ("/kinema/SkeletonEdit/handler-location", test_handler_location);
   g_test_add_func ("/kinema/SkeletonEdit/set-type", test_set_type);
   g_test_add_func ("/kinema/SkeletonEdit/set-parent", test_set_parent);
   g_test_add_func ("/kinema/SkeletonEdit/set-values", test_set_values);

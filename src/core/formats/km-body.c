@@ -118,6 +118,23 @@ node_file (const Body       *b,
          ? km_yaml_node_get_file (node) : b->path;
 }
 
+/* A handler name, with where the file names it (for the messages about the handler). */
+static void
+add_body_handler (Body             *b,
+                  const KmYamlNode *node,
+                  const char       *name)
+{
+  const char *file = node_file (b, node);
+
+  km_skeleton_builder_add_body_handler (b->builder, name);
+  if (file != NULL)
+    {
+      g_autofree char *location = km_parse_location (file, km_yaml_node_get_pos (node));
+
+      km_skeleton_builder_set_body_handler_location (b->builder, name, location);
+    }
+}
+
 static gboolean
 fail_at (Body        *b,
          KmYamlNode  *node,
@@ -2278,11 +2295,12 @@ load_tree (Body        *b,
         {
           for (guint i = 0; i < km_yaml_node_get_length (v); i++)
             {
-              const char *name = km_yaml_expect_string (km_yaml_sequence_get (v, i), error);
+              const KmYamlNode *item = km_yaml_sequence_get (v, i);
+              const char *name = km_yaml_expect_string (item, error);
 
               if (name == NULL)
                 return NULL;
-              km_skeleton_builder_add_body_handler (b->builder, name);
+              add_body_handler (b, item, name);
             }
         }
       else
@@ -2291,7 +2309,7 @@ load_tree (Body        *b,
 
           if (name == NULL)
             return NULL;
-          km_skeleton_builder_add_body_handler (b->builder, name);
+          add_body_handler (b, v, name);
         }
     }
   if ((v = km_yaml_mapping_lookup_any (root, KEYS ("extra_joints", "extraJoints"))) != NULL)

@@ -301,6 +301,23 @@ read_joint (const KmJsonDocument  *doc,
   return TRUE;
 }
 
+/* A handler name, with where the file names it (for the messages about the handler). */
+static void
+add_body_handler (const KmJsonDocument *doc,
+                  KmSkeletonBuilder    *builder,
+                  const KmJsonNode     *node,
+                  const char           *name)
+{
+  g_autofree char *location = NULL;
+
+  km_skeleton_builder_add_body_handler (builder, name);
+  if (km_json_document_get_path (doc) != NULL)
+    {
+      location = km_parse_location (km_json_document_get_path (doc), km_json_node_get_pos (node));
+      km_skeleton_builder_set_body_handler_location (builder, name, location);
+    }
+}
+
 static gboolean
 read_body_handlers (const KmJsonDocument  *doc,
                     KmSkeletonBuilder     *builder,
@@ -320,7 +337,7 @@ read_body_handlers (const KmJsonDocument  *doc,
                             _("expected a non-empty body handler name"));
           return FALSE;
         }
-      km_skeleton_builder_add_body_handler (builder, name);
+      add_body_handler (doc, builder, node, name);
       return TRUE;
     }
   if (km_json_node_type (node) != KM_JSON_ARRAY)
@@ -343,7 +360,7 @@ read_body_handlers (const KmJsonDocument  *doc,
                             _("expected a non-empty body handler name"));
           return FALSE;
         }
-      km_skeleton_builder_add_body_handler (builder, name);
+      add_body_handler (doc, builder, element, name);
     }
   return TRUE;
 }
