@@ -10,6 +10,7 @@
 #include <string.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "km-document-private.h"
 #include "km-document-skeleton.h"
@@ -1842,6 +1843,33 @@ check_models_unchanged (WriteJob  *job,
   return TRUE;
 }
 
+/* Whether the folder the project's file goes in is there; else an error naming both
+ * (G_FILE_ERROR_NOENT, or G_FILE_ERROR_NOTDIR where a file took its place). */
+static gboolean
+check_project_folder (WriteJob  *job,
+                      GError   **error)
+{
+  g_autofree char *folder = g_path_get_dirname (job->path);
+  GStatBuf st;
+
+  if (g_stat (folder, &st) == 0 && S_ISDIR (st.st_mode))
+    return TRUE;
+  if (g_file_test (folder, G_FILE_TEST_EXISTS))
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOTDIR,
+                 /* Translators: the project's file, then its folder */
+                 _("The project was not saved: the folder of %s, %s, is no folder any more. "
+                   "Save it elsewhere with Save As."),
+                 job->path, folder);
+  else
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                 /* Translators: the project's file, then its folder */
+                 _("The project was not saved: the folder of %s, %s, is gone (deleted, moved "
+                   "or renamed by another program, or on a disk that is not mounted). Save "
+                   "it elsewhere with Save As."),
+                 job->path, folder);
+  return FALSE;
+}
+
 static gboolean
 write_job_run (WriteJob  *job,
                GError   **error)
@@ -1856,6 +1884,14 @@ write_job_run (WriteJob  *job,
        * writes too). */
       if (!check_unchanged (job, error) || !check_subs_unchanged (job, error)
           || !check_models_unchanged (job, error))
+        return FALSE;
+      /* Nothing written when the project's folder is gone (renamed, moved, unmounted): the
+       * error names the project's file, not the first file the save would write there. */
+      if (!check_project_folder (job, error))
+        return FALSE;
+      /* Nor when a model file of the user's, to be written back or again, has no folder
+       * any more: a save does not point the project at a copy of it unasked. */
+      if (job->edited != NULL && !_km_edited_skeletons_check_folders (job->edited, error))
         return FALSE;
       /* The edited skeletons first: a project that refers to files not written must not
        * be written. */

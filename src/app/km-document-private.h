@@ -101,6 +101,8 @@ KmEditedSkeletons *_km_document_take_edited_skeletons (KmDocument        *self,
 gboolean           _km_edited_skeletons_write         (KmEditedSkeletons *edited,
                                                        GPtrArray         *warnings,
                                                        GError           **error);
+gboolean           _km_edited_skeletons_check_folders (KmEditedSkeletons *edited,
+                                                       GError           **error);
 gboolean           _km_edited_skeletons_commit        (KmEditedSkeletons *edited,
                                                        GError           **error);
 void               _km_edited_skeletons_abort         (KmEditedSkeletons *edited);

@@ -23,6 +23,7 @@
 #include "km-copy-stamp.h"
 #include "km-cnoid.h"
 #include "km-error.h"
+#include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-item-file-watch.h"
@@ -206,6 +207,7 @@ typedef struct
   gboolean     switched;       /* the body refers to path now (a copy, not written back) */
   gboolean     was_embedded;   /* it was the built-in example's model */
   gboolean     missing;        /* its model file was gone: not edited, its skeleton in no file */
+  gboolean     was_modified;   /* its skeleton was edited (not only its model file gone) */
   char        *copy_of;        /* an own copy (new or rewritten): the model it copies */
   PendingFile *pending;        /* a project save's: the same, for the states recorded */
 } EditedBody;
@@ -1054,6 +1056,7 @@ typedef struct
   gboolean    replace;  /* a file of the user's, replaced only once the project is written:
                          * the write goes to @temp (the worker's) */
   char       *temp;
+  int         temp_slot; /* @temp's in the temporary files a fatal signal removes, or -1 */
   gboolean    read_back; /* the written file is read back into @written */
   KmSkeleton *written;
   gboolean    own;      /* a copy Kinema writes (new, or its own copy of this session) */
@@ -1085,6 +1088,7 @@ skeleton_file_free (gpointer data)
   g_clear_pointer (&file->written, km_skeleton_unref);
   g_free (file->format);
   g_free (file->path);
+  km_format_unregister_temporary (file->temp_slot);
   g_free (file->temp);
   g_free (file->identity);
   g_free (file->expected);
@@ -1110,6 +1114,7 @@ skeleton_files_add (GPtrArray  *files,
   file->skeleton = km_skeleton_ref (skeleton);
   file->format = g_strdup (format);
   file->path = g_strdup (path);
+  file->temp_slot = -1;
   g_ptr_array_add (files, file);
 }
 
@@ -1119,6 +1124,7 @@ skeleton_files_add (GPtrArray  *files,
  * (deleted since it was read), 0666 less the umask, as any new file. */
 static char *
 reserve_temp (const char  *path,
+              int         *slot,
               GError     **error)
 {
   g_autofree char *temp = g_strconcat (path, ".XXXXXX", NULL);
@@ -1134,7 +1140,18 @@ reserve_temp (const char  *path,
       return NULL;
     }
   close (fd);
+  /* Removed by a signal that ends the program before it replaces @path or goes. */
+  *slot = km_format_register_temporary (temp);
   return g_steal_pointer (&temp);
+}
+
+/* @file's temporary file renamed or removed: forgotten. */
+static void
+clear_temp (SkeletonFile *file)
+{
+  km_format_unregister_temporary (file->temp_slot);
+  file->temp_slot = -1;
+  g_clear_pointer (&file->temp, g_free);
 }
 
 /* An error about the file @temp, written to replace @path, names @path: the user never
@@ -1228,7 +1245,8 @@ write_skeleton_files (gpointer    data,
        * have put a file of theirs there since the save was planned. */
       if (!own_copy_still_there (file, error))
         return FALSE;
-      if (file->replace && (file->temp = reserve_temp (file->path, error)) == NULL)
+      if (file->replace
+          && (file->temp = reserve_temp (file->path, &file->temp_slot, error)) == NULL)
         return FALSE;
       ok = write_skeleton (file->skeleton, file->initial_q, file->original,
                            file->original_text, file->format,
@@ -1753,6 +1771,16 @@ typedef struct
   const char        *project_path;   /* a project save's */
 } EditedScan;
 
+/* Whether @scan plans a save to the document's own file (Save, not Save As elsewhere). */
+static gboolean
+saving_to_own_file (EditedScan *scan)
+{
+  GFile *file = km_document_get_file (scan->document);
+  g_autofree char *own = file != NULL ? g_file_get_path (file) : NULL;
+
+  return own != NULL && scan->project_path != NULL && g_strcmp0 (own, scan->project_path) == 0;
+}
+
 char *
 _km_numbered_file_name (const char *stem,
                         const char *extension,
@@ -1974,6 +2002,28 @@ parent_folder_exists (const char *path)
   return g_file_test (dir, G_FILE_TEST_IS_DIR);
 }
 
+/* Whether a save can write @body's model file, gone since it was read, again as it was
+ * with the edits: a skeleton.json, or a .body or URDF whose text was kept when read (what
+ * Kinema does not model stays), that holds the skeleton as it is (a spherical joint only
+ * in skeleton.json). */
+static gboolean
+restorable_model (KmBodyItem       *body,
+                  const char       *file_format,
+                  const KmSkeleton *skeleton)
+{
+  const char *text_format = NULL;
+
+  if (g_object_get_data (G_OBJECT (body), EMBEDDED_KEY) != NULL)
+    return FALSE;
+  if (g_strcmp0 (file_format, SKELETON_JSON_FORMAT) == 0)
+    return TRUE;
+  if ((g_strcmp0 (file_format, BODY_FORMAT) != 0 && g_strcmp0 (file_format, URDF_FORMAT) != 0)
+      || has_spherical_joint (skeleton))
+    return FALSE;
+  return km_body_item_get_model_text (body, &text_format) != NULL
+         && g_strcmp0 (text_format, file_format) == 0;
+}
+
 /* Plans the write of @item's skeleton when it was edited, or when its model file is gone
  * (model_file_missing: a save makes the project whole again, as Save As does for the
  * built-in example's model), and switches the body to the file it goes to. A project save
@@ -1990,7 +2040,7 @@ take_edited_skeleton (gpointer item,
   KmBodyItem *body;
   KmSkeleton *skeleton;
   const char *file, *format, *file_format, *new_format, *body_format, *extension;
-  gboolean in_place, missing, copy_in_place = FALSE, gone_copy = FALSE;
+  gboolean in_place, missing, copy_in_place = FALSE, gone_copy = FALSE, restore = FALSE;
   g_autofree char *path = NULL;
   g_autofree char *own_file = NULL;
   g_autofree char *resolved = NULL;
@@ -2041,8 +2091,31 @@ take_edited_skeleton (gpointer item,
    * the body may still refer to as to a skeleton.json of the user's) */
   if (own_file != NULL && !autosave && is_disowned (scan->document, own_file))
     g_clear_pointer (&own_file, g_free);
-  in_place = own_file != NULL && (!missing || parent_folder_exists (own_file));
-  if (has_spherical_joint (skeleton))
+  /* A model file gone (another program deleted or moved it) is written again where the
+   * project names it, in its format, a .body or URDF over the text it held when read (so
+   * what Kinema does not model stays), one under ${SHARE} too: the project is not pointed
+   * at a copy behind the user's back. When its folder is gone as well (an unmounted
+   * share, a renamed folder), a save to the document's file still plans it there, and
+   * fails before it writes anything, naming it (_km_edited_skeletons_check_folders); a
+   * Save As elsewhere writes a copy beside the new project then, as Messages says. */
+  if (missing && !autosave && !gone_copy && restorable_model (body, file_format, skeleton))
+    {
+      g_autofree char *named = expand_item_file (scan->io, KM_ITEM (body), file);
+
+      if (named != NULL && (parent_folder_exists (named) || saving_to_own_file (scan)))
+        {
+          g_free (own_file);
+          own_file = g_steal_pointer (&named);
+          restore = TRUE;
+        }
+    }
+  in_place = own_file != NULL && (!missing || restore || parent_folder_exists (own_file));
+  if (restore)
+    {
+      new_format = file_format;
+      extension = NULL;
+    }
+  else if (has_spherical_joint (skeleton))
     {
       new_format = SKELETON_JSON_FORMAT;
       extension = "json";
@@ -2065,7 +2138,8 @@ take_edited_skeleton (gpointer item,
     }
   /* (A URDF copy of a model named under CHOREONOID-BODY is named so too: it reads as a
    * URDF by its extension, and Choreonoid reads the project.) */
-  body_format = g_strcmp0 (format, BODY_FORMAT) == 0 && g_strcmp0 (new_format, URDF_FORMAT) == 0
+  body_format = restore ? format
+                : g_strcmp0 (format, BODY_FORMAT) == 0 && g_strcmp0 (new_format, URDF_FORMAT) == 0
                 ? BODY_FORMAT : new_format;
   if (autosave)
     {
@@ -2096,6 +2170,8 @@ take_edited_skeleton (gpointer item,
   edited->switched = autosave || !(in_place || copy_in_place);
   edited->was_embedded = g_object_get_data (item, EMBEDDED_KEY) != NULL;
   edited->missing = missing;
+  edited->was_modified = file == NULL || GPOINTER_TO_INT (g_object_get_data (item, MODIFIED_KEY))
+                         || (autosave && g_object_get_data (item, PENDING_KEY) != NULL);
   skeleton_files_add (scan->edited->files, skeleton, new_format, path);
   ((SkeletonFile *) g_ptr_array_index (scan->edited->files, scan->edited->files->len - 1))
     ->initial_q = km_body_item_dup_model_pose (body, skeleton);
@@ -2500,6 +2576,43 @@ _km_edited_skeletons_write (KmEditedSkeletons  *edited,
          && km_format_save_data_full (index_path, edited->index, -1, 0600, error);
 }
 
+/**
+ * _km_edited_skeletons_check_folders:
+ *
+ * Before anything is written: whether the folder of each model file of the user's that the
+ * save writes (back, or again where the project names it once another program deleted or
+ * moved it) is there; else an error naming the file and its folder. A save never writes
+ * such a model elsewhere instead, which would point the project at another file unasked.
+ * Touches no document or item: runs on any thread.
+ */
+gboolean
+_km_edited_skeletons_check_folders (KmEditedSkeletons  *edited,
+                                    GError            **error)
+{
+  g_return_val_if_fail (edited != NULL, FALSE);
+
+  for (guint i = 0; edited->dir == NULL && i < edited->files->len; i++)
+    {
+      SkeletonFile *file = g_ptr_array_index (edited->files, i);
+      g_autofree char *folder = NULL;
+
+      if (!file->replace)
+        continue;
+      folder = g_path_get_dirname (file->path);
+      if (g_file_test (folder, G_FILE_TEST_IS_DIR))
+        continue;
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                   /* Translators: a model file the project refers to, then its folder */
+                   _("The project was not saved: its model file %s is gone, and so is its "
+                     "folder %s (deleted, moved or renamed by another program, or on a disk "
+                     "that is not mounted). Put the folder back and save again, or save the "
+                     "project elsewhere with Save As."),
+                   file->path, folder);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Removes the files meant to replace the user's ones, and with @copies the copies. */
 static void
 remove_written (KmEditedSkeletons *edited,
@@ -2514,7 +2627,7 @@ remove_written (KmEditedSkeletons *edited,
       /* (Nothing there to remove: gone, or its folder is no folder any more.) */
       if (path != NULL && g_unlink (path) != 0 && errno != ENOENT && errno != ENOTDIR)
         g_warning ("Cannot remove %s: %s", path, g_strerror (errno));
-      g_clear_pointer (&file->temp, g_free);
+      clear_temp (file);
     }
 }
 
@@ -2544,7 +2657,7 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
         {
           if (g_unlink (file->temp) != 0 && errno != ENOENT && errno != ENOTDIR)
             g_warning ("Cannot remove %s: %s", file->temp, g_strerror (errno));
-          g_clear_pointer (&file->temp, g_free);
+          clear_temp (file);
           continue;
         }
       if (!km_format_replace_file (file->temp, file->path, error))
@@ -2552,7 +2665,7 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
           remove_written (edited, FALSE);
           return FALSE;
         }
-      g_clear_pointer (&file->temp, g_free);
+      clear_temp (file);
     }
   /* What Kinema's own copies are now, to know them by later. */
   for (guint i = 0; i < edited->files->len; i++)
@@ -2677,7 +2790,14 @@ _km_document_edited_skeletons_done (KmDocument        *self,
             }
           /* What the file holds now is what was written, not what was read before. */
           km_body_item_set_model_checksum (e->body, written_checksum);
-          if (e->missing)
+          if (e->missing && !e->switched)
+            km_document_log (self, G_LOG_LEVEL_INFO,
+                             /* Translators: a body item's name, then the model file another
+                              * program deleted or moved, which the save wrote again */
+                             _("The model file of “%s”, %s, was missing: it is written again "
+                               "with the project."),
+                             km_item_get_name (item), e->path);
+          else if (e->missing)
             km_document_log (self, G_LOG_LEVEL_INFO,
                              /* Translators: a body item's name, the file it was read from,
                               * then the file its skeleton was written to */
@@ -2700,7 +2820,10 @@ _km_document_edited_skeletons_done (KmDocument        *self,
         continue;
       if (e->switched)
         edited_body_put_back (e);
-      g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
+      /* (A model file only gone, its skeleton not edited: the next save writes it again
+       * while it is gone, and leaves it alone once it is back, as its folder may be.) */
+      if (e->was_modified)
+        g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
     }
 }
 

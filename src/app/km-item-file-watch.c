@@ -235,20 +235,39 @@ checksum_thread (GTask        *task,
     g_task_return_pointer (task, checksum, g_free);
 }
 
+/* A query's watch and entry. The task run in the thread has no source object: the worker
+ * may drop the task last, and the watch (a document's) is only ever finalized on the main
+ * thread; the callback takes it back from its weak reference. */
+typedef struct
+{
+  GWeakRef  watch;
+  Entry    *entry;   /* valid while the watch is and the query is not cancelled */
+} Query;
+
+static void
+query_free (Query *query)
+{
+  g_weak_ref_clear (&query->watch);
+  g_free (query);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Query, query_free)
+
 static void
 query_done_cb (GObject      *source,
                GAsyncResult *result,
                gpointer      user_data)
 {
-  KmItemFileWatch *self = KM_ITEM_FILE_WATCH (source);
+  g_autoptr(Query) query = user_data;
+  g_autoptr(KmItemFileWatch) self = g_weak_ref_get (&query->watch);
   g_autoptr(GError) error = NULL;
   g_autofree char *checksum = g_task_propagate_pointer (G_TASK (result), &error);
   Entry *entry;
 
-  /* Cancelled: another query replaced it, or the entry went. */
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  /* Cancelled: another query replaced it, or the entry went (the watch too). */
+  if (self == NULL || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  entry = user_data;
+  entry = query->entry;
   g_clear_object (&entry->query);
   if (entry->baseline || !entry->known_set)
     {
@@ -319,6 +338,7 @@ start_query (KmItemFileWatch *self,
              gboolean         baseline)
 {
   g_autoptr(GTask) task = NULL;
+  Query *query = g_new0 (Query, 1);
 
   if (entry->query != NULL)
     {
@@ -332,7 +352,9 @@ start_query (KmItemFileWatch *self,
     entry->written = FALSE;
   /* Answered in the main loop, also when a synchronous save (its own context) ends. */
   g_main_context_push_thread_default (g_main_context_default ());
-  task = g_task_new (self, entry->query, query_done_cb, entry);
+  g_weak_ref_init (&query->watch, self);
+  query->entry = entry;
+  task = g_task_new (NULL, entry->query, query_done_cb, query);
   g_main_context_pop_thread_default (g_main_context_default ());
   g_task_set_source_tag (task, start_query);
   g_task_set_task_data (task, g_object_ref (entry->file), g_object_unref);

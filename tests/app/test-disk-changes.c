@@ -15,7 +15,9 @@
 #include "km-animation-json.h"
 #include "km-body-item.h"
 #include "km-document-edit.h"
+#include "km-document-private.h"
 #include "km-document-skeleton.h"
+#include "km-format.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
 #include "km-skeleton-edit.h"
@@ -1214,6 +1216,230 @@ test_save_restores_body_model (Fixture       *f,
                                   -0.25, 1e-12);
 }
 
+/* The Choreonoid SR1 model in @f's folder as a Choreonoid share has it (share/model/SR1/)
+ * and a project in share/project/ referring to it as @reference (through ${SHARE}, or
+ * relative to the project), opened: the review rev26-robust, findings 1 and 2. Returns the
+ * model's path; @project its project's. */
+static char *
+open_share_project (Fixture     *f,
+                    const char  *reference,
+                    char       **project)
+{
+  g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "choreonoid", "SR1.body",
+                                                 NULL);
+  g_autofree char *model_dir = g_build_filename (f->dir, "share", "model", "SR1", NULL);
+  g_autofree char *project_dir = g_build_filename (f->dir, "share", "project", NULL);
+  g_autofree char *model = g_build_filename (model_dir, "SR1.body", NULL);
+  g_autofree char *text = read_file (from);
+  g_autofree char *cnoid = NULL;
+  g_autoptr(GFile) project_file = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (model_dir, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (model, text, -1, NULL));
+  *project = g_build_filename (project_dir, "real.cnoid", NULL);
+  cnoid = g_strdup_printf ("items:\n"
+                           "  id: 0\n"
+                           "  name: \"RootItem\"\n"
+                           "  plugin: Base\n"
+                           "  class: RootItem\n"
+                           "  is_builtin_item: true\n"
+                           "  children:\n"
+                           "    -\n"
+                           "      id: 1\n"
+                           "      name: \"SR1\"\n"
+                           "      plugin: Body\n"
+                           "      class: BodyItem\n"
+                           "      is_checked: true\n"
+                           "      data:\n"
+                           "        file: \"%s\"\n"
+                           "        format: CHOREONOID-BODY\n", reference);
+  g_assert_true (g_file_set_contents (*project, cnoid, -1, NULL));
+  project_file = g_file_new_for_path (*project);
+  g_assert_true (test_app_open_file (f->window, project_file));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (km_item_get_name (km_document_get_body_item (f->document)), ==, "SR1");
+  g_assert_false (km_document_get_modified (f->document));
+  test_app_spin_for (500);
+  return g_steal_pointer (&model);
+}
+
+/* A joint value changed (nothing structural): the project is modified. */
+static void
+change_joint_value (Fixture *f)
+{
+  guint n = km_skeleton_get_n_dof (km_document_get_skeleton (f->document));
+  g_autofree double *q = g_new0 (double, n);
+
+  g_assert_cmpuint (n, >, 0);
+  q[0] = 0.25;
+  km_document_set_joint_values (f->document, q, n);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_true (km_document_get_modified (f->document));
+}
+
+/* The SR1 model, in another folder than the project, moved away by another program, then a
+ * joint value changed and Save: the model is written again where the project names it (the
+ * text it held, its masses too), the project still names it there, and no copy goes beside
+ * the project. Both through ${SHARE} (@data "${SHARE}/…") and relative to the project. */
+static void
+test_save_restores_model_elsewhere (Fixture       *f,
+                                    gconstpointer  data)
+{
+  const char *reference = data;
+  g_autofree char *project = NULL;
+  g_autofree char *model = open_share_project (f, reference, &project);
+  g_autofree char *moved = g_strconcat (model, ".moved", NULL);
+  g_autofree char *project_dir = g_path_get_dirname (project);
+  g_autofree char *beside = g_build_filename (project_dir, "SR1.body", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *reference_line = g_strdup_printf ("file: \"%s\"", reference);
+
+  g_assert_cmpint (g_rename (model, moved), ==, 0);
+  g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
+  change_joint_value (f);
+  press_save (f);
+  g_assert_false (km_document_get_modified (f->document));
+
+  g_assert_false (g_file_test (beside, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (model, G_FILE_TEST_IS_REGULAR));
+  text = read_file (model);
+  g_assert_cmpuint (count_of (text, "mass:"), ==, 60);
+  g_clear_pointer (&text, g_free);
+  text = read_file (project);
+  g_assert_nonnull (strstr (text, reference_line));
+  g_assert_null (strstr (text, "file: \"SR1.body\""));
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "was missing",
+                                       model, NULL));
+  g_assert_false (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "saved as", NULL));
+  g_unlink (moved);
+}
+
+/* The model's folder renamed too (an unmounted share): Save writes nothing, neither a copy
+ * beside the project nor the project, and says why, naming the model; the document stays
+ * modified. */
+static void
+test_save_model_folder_gone (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *project = NULL;
+  g_autofree char *model = open_share_project (f, "${SHARE}/model/SR1/SR1.body", &project);
+  g_autofree char *model_dir = g_path_get_dirname (model);
+  g_autofree char *renamed = g_strconcat (model_dir, "-renamed", NULL);
+  g_autofree char *project_dir = g_path_get_dirname (project);
+  g_autofree char *beside = g_build_filename (project_dir, "SR1.body", NULL);
+  g_autofree char *before = read_file (project);
+  g_autofree char *after = NULL;
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_rename (model_dir, renamed), ==, 0);
+  test_app_spin_for (500);
+  change_joint_value (f);
+  g_assert_false (km_document_save (f->document, project_file, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, model));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_false (g_file_test (beside, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (model, G_FILE_TEST_EXISTS));
+  after = read_file (project);
+  g_assert_cmpstr (after, ==, before);
+
+  /* The folder back: Save writes the model in it again. */
+  g_assert_cmpint (g_rename (renamed, model_dir), ==, 0);
+  g_clear_error (&error);
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (model, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (beside, G_FILE_TEST_EXISTS));
+}
+
+/* The project's own folder renamed while open (the share with it), then Save over the
+ * deleted file: the error names the project's file and folder, not a file the project never
+ * referred to (share/project/SR1.body), and nothing is written. */
+static void
+test_save_project_folder_gone (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *project = NULL;
+  g_autofree char *model = open_share_project (f, "${SHARE}/model/SR1/SR1.body", &project);
+  g_autofree char *share = g_build_filename (f->dir, "share", NULL);
+  g_autofree char *renamed = g_build_filename (f->dir, "share-renamed", NULL);
+  g_autofree char *project_dir = g_path_get_dirname (project);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_rename (share, renamed), ==, 0);
+  change_joint_value (f);
+  /* Said first: the project's file was deleted or moved. Save writes it there again. */
+  g_assert_false (km_document_save (f->document, project_file, &error));
+  g_assert_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_DELETED_ON_DISK);
+  g_clear_error (&error);
+  km_document_accept_disk_conflict (f->document);
+  g_assert_false (km_document_save (f->document, project_file, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, project));
+  g_assert_nonnull (strstr (error->message, project_dir));
+  g_assert_null (strstr (error->message, "SR1.body"));
+  g_assert_true (km_document_get_modified (f->document));
+  g_assert_false (g_file_test (share, G_FILE_TEST_EXISTS));
+}
+
+/* How many files in @dir have names starting with @prefix. */
+static guint
+count_files (const char *dir,
+             const char *prefix)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, prefix))
+      n++;
+  return n;
+}
+
+/* The temporary file a save writes a skeleton.json of the user's to, before it replaces
+ * it, is one a signal that ends the program removes (km_format_register_temporary), and
+ * forgotten once the save is over. */
+static void
+test_save_temporary_registered (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  KmEditedSkeletons *edited;
+
+  reopen (f);
+  before = read_file (model);
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  /* As a save does on its worker, up to the project's write. */
+  edited = _km_document_take_edited_skeletons (f->document, f->path);
+  g_assert_nonnull (edited);
+  g_assert_true (_km_edited_skeletons_write (edited, warnings, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_files (f->dir, "skeleton.json."), ==, 1);
+  /* What the signal handler does: the temporary file goes, the user's file stays. */
+  g_assert_cmpuint (km_format_remove_temporary_files (), ==, 1);
+  g_assert_cmpuint (count_files (f->dir, "skeleton.json."), ==, 0);
+  after = read_file (model);
+  g_assert_cmpstr (after, ==, before);
+  _km_edited_skeletons_abort (edited);
+  _km_document_edited_skeletons_done (f->document, edited, FALSE);
+  _km_edited_skeletons_free (edited);
+  g_assert_true (km_document_get_modified (f->document));
+
+  /* A save that completes forgets it: nothing left for a signal to remove. */
+  press_save (f);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_cmpuint (km_format_remove_temporary_files (), ==, 0);
+  g_assert_true (holds_skeleton (f, model));
+}
+
 /* Writes the example's skeleton.json (in @f's folder) to @path with a key Kinema does not
  * interpret, "comment": the user's note. */
 static void
@@ -2055,6 +2281,18 @@ main (int    argc,
               fixture_setup, test_save_restores_model, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/save-restores-body-model", Fixture, NULL,
               fixture_setup, test_save_restores_body_model, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-restores-share-model", Fixture,
+              "${SHARE}/model/SR1/SR1.body", fixture_setup, test_save_restores_model_elsewhere,
+              fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-restores-relative-model", Fixture,
+              "../model/SR1/SR1.body", fixture_setup, test_save_restores_model_elsewhere,
+              fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-temporary-registered", Fixture, NULL,
+              fixture_setup, test_save_temporary_registered, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-model-folder-gone", Fixture, NULL,
+              fixture_setup, test_save_model_folder_gone, fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-project-folder-gone", Fixture, NULL,
+              fixture_setup, test_save_project_folder_gone, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/save-restores-json-unknown-keys", Fixture, NULL,
               fixture_setup, test_save_restores_json_unknown_keys, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/save-restores-imported-json-keys", Fixture, NULL,
