@@ -605,6 +605,7 @@ solve_thread_done_cb (GObject      *object,
   g_autoptr(GTask) task = g_task_new (self, reply->cancellable, reply->callback,
                                       reply->user_data);
   g_autoptr(GError) error = NULL;
+  KmAnimation *animation;
 
   g_task_set_source_tag (task, km_ik_job_solve_async);
   if (self == NULL)
@@ -644,13 +645,16 @@ solve_thread_done_cb (GObject      *object,
                                _("A newer solve replaced this one"));
       return;
     }
+  /* This solve's animation, taken before any notification: a handler of the ones below
+   * may start a new solve, which replaces self->animation. */
+  animation = km_animation_ref (self->animation);
   g_clear_pointer (&self->run, solve_run_unref);
-  km_animation_set_missed_keys (self->animation, data->missed, data->n_missed);
-  km_animation_set_unchecked_keys (self->animation, data->n_unchecked);
+  km_animation_set_missed_keys (animation, data->missed, data->n_missed);
+  km_animation_set_unchecked_keys (animation, data->n_unchecked);
   set_progress (self, 1.0);
-  set_busy (self, FALSE);
-  g_task_return_pointer (task, km_animation_ref (self->animation),
-                         (GDestroyNotify) km_animation_unref);
+  if (self->run == NULL)
+    set_busy (self, FALSE);
+  g_task_return_pointer (task, animation, (GDestroyNotify) km_animation_unref);
 }
 
 static void

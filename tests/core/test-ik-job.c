@@ -1393,6 +1393,73 @@ test_srs_cancel_keeps_frames (Fixture       *f,
     }
 }
 
+/* The re-entrant case: a notify::busy handler that starts a new solve once the first is
+ * done. The first solve's callback must get its own animation, complete, not the one the
+ * new solve put in its place. */
+typedef struct
+{
+  Fixture          *f;
+  KmTargetTrack    *track;
+  gboolean          restarted;
+  KmAnimation      *first;
+  GError           *first_error;
+} Reentrant;
+
+static void
+reentrant_busy_cb (KmIkJob    *job,
+                   GParamSpec *pspec,
+                   Reentrant  *r)
+{
+  if (km_ik_job_get_busy (job) || r->restarted)
+    return;
+  r->restarted = TRUE;
+  km_ik_job_solve_async (job, r->f->problem, r->track, 0, 9, NULL, solve_done_cb, r->f);
+}
+
+static void
+reentrant_first_done_cb (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  Reentrant *r = user_data;
+
+  r->first = km_ik_job_solve_finish (KM_IK_JOB (object), result, &r->first_error);
+}
+
+static void
+test_reentrant_notify (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(KmTargetTrack) track = default_track ();
+  g_autoptr(KmAnimation) expected = NULL;
+  g_autoptr(KmAnimation) expected_second = NULL;
+  Reentrant r = { f, track, FALSE, NULL, NULL };
+
+  g_signal_connect (f->job, "notify::busy", G_CALLBACK (reentrant_busy_cb), &r);
+  km_ik_job_solve_async (f->job, f->problem, track, 0, 60, NULL, reentrant_first_done_cb, &r);
+  g_main_loop_run (f->loop);
+
+  g_assert_true (r.restarted);
+  g_assert_no_error (r.first_error);
+  g_assert_nonnull (r.first);
+  g_assert_cmpuint (km_animation_get_n_frames (r.first), ==, 61);
+  for (guint k = 0; k <= 60; k++)
+    g_assert_true (km_animation_get_residual (r.first, k, NULL, NULL));
+  g_assert_true (km_animation_get_keys_checked (r.first));
+  expected = km_ik_solve_track (f->problem, track, 0, 60, NULL, NULL, NULL, NULL, NULL);
+  g_assert_true (km_animation_equal (expected, r.first, 0.0));
+
+  /* The new solve ran to its end as usual, and was not shown idle while it ran. */
+  g_assert_no_error (f->error);
+  g_assert_nonnull (f->result);
+  g_assert_cmpuint (km_animation_get_n_frames (f->result), ==, 10);
+  g_assert_true (f->result == km_ik_job_get_animation (f->job));
+  g_assert_false (km_ik_job_get_busy (f->job));
+  expected_second = km_ik_solve_track (f->problem, track, 0, 9, NULL, NULL, NULL, NULL, NULL);
+  g_assert_true (km_animation_equal (expected_second, f->result, 0.0));
+  g_clear_pointer (&r.first, km_animation_unref);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1440,5 +1507,7 @@ main (int   argc,
   g_test_add ("/kinema/IkJob/srs/cancel-keeps-frames", Fixture, NULL, fixture_setup,
               test_srs_cancel_keeps_frames, fixture_teardown);
 
+  g_test_add ("/kinema/IkJob/reentrant-notify", Fixture, NULL, fixture_setup,
+              test_reentrant_notify, fixture_teardown);
   return g_test_run ();
 }
