@@ -2350,9 +2350,15 @@ main_paned_max_position_cb (KmWindow *self)
   if (!self->message_pane_restored)
     {
       int height = pane_setting (self, "message-pane-position", 140);
+      int size = paned_size (self->main_paned);
+      int upper = size - paned_handle_size (self->main_paned) - height;
 
       self->message_height = height > 0 ? height : 140;
       self->message_pane_restored = TRUE;
+      /* A height the user chose past the share in a window of this size (the settings
+       * keep no more than the height) is theirs again, as when it was dragged. */
+      if (height > 0 && upper > 0 && upper < (size * UPPER_SHARE_PERCENT + 99) / 100)
+        self->upper_least = upper;
     }
   fit_message_pane (self);
 }

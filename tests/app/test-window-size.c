@@ -716,6 +716,27 @@ test_tall_messages_shrink (Fixture       *f,
   reset_widths_setting (settings);
 }
 
+/* A Messages pane the user made taller than the share comes back as tall at the next start
+ * in a window of the same size (the review's maximized window: 697 px saved, 410 shown). */
+static void
+test_tall_messages_restored (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = NULL;
+
+  if (!have_schema ())
+    return;
+  settings = g_settings_new (APP_ID);
+  set_widths_setting (settings, 315, 320, 1280, 800);
+  g_settings_set_int (settings, "message-pane-position", 450);
+  open_remembered (f);
+  g_assert_cmpint (abs (message_height (f) - 450), <=, 1);
+  close_window (f);
+  g_assert_cmpint (g_settings_get_int (settings, "message-pane-position"), ==, 450);
+  g_settings_reset (settings, "message-pane-position");
+  reset_widths_setting (settings);
+}
+
 /* Saved widths no pane should have (narrower than the pane's natural width, wider than
  * the window) are not taken as they are, nor saved again. */
 static void
@@ -790,6 +811,8 @@ main (int    argc,
               NULL, test_resized_restart, NULL);
   g_test_add ("/kinema/WindowSize/tall-messages-shrink", Fixture, NULL,
               NULL, test_tall_messages_shrink, NULL);
+  g_test_add ("/kinema/WindowSize/tall-messages-restored", Fixture, NULL,
+              NULL, test_tall_messages_restored, NULL);
   g_test_add ("/kinema/WindowSize/restored-widths-checked", Fixture, NULL,
               NULL, test_restored_widths_checked, NULL);
   return g_test_run ();
