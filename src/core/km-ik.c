@@ -72,7 +72,8 @@
  *
  * Redundant chains (more active DOFs than task rows) also get a small null-space pull of
  * joints in the outer quarters of their range back inwards while the error is between
- * 0.1 mm and 5 cm, which keeps warm-started trajectories away from their limits.
+ * 0.1 mm and 5 cm, which keeps warm-started trajectories away from their limits (not of a
+ * joint whose column is zero: it moves nothing aimed).
  *
  * Motions (continuous: the seed is the previous frame's answer) keep to the seed's branch.
  * The warm descent comes first; when it stalls, the same from the seed in short steps (at
@@ -679,7 +680,10 @@ dls_step (Work         *w,
       {
         double z = 0.0;
 
-        if (w->active[v] && w->is_rot[v] && isfinite (w->hi[v] - w->lo[v]))
+        /* (Not a joint that moves nothing aimed: a column of zeros is no part of the task,
+         * and pulling it would only turn what lies beyond it.) */
+        if (w->active[v] && w->is_rot[v] && isfinite (w->hi[v] - w->lo[v])
+            && column_moves (w, column_norm2 (w, v, m)))
           {
             double mid = 0.5 * (w->lo[v] + w->hi[v]), quarter = 0.25 * (w->hi[v] - w->lo[v]);
             double d = q[v] - mid;

@@ -2802,6 +2802,44 @@ test_continuous_joint_nearest_seed (void)
   km_ik_solution_clear (&single);
 }
 
+/* An arm whose "forearm" joint sits where the next joint is (the iiwa's a4 and a5): three
+ * joints place the point, the fourth turns about it. */
+static const JointDef coincident_arm[] = {
+  { "base", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "a1", KM_JOINT_REVOLUTE, "base", { 0, 0, 0.3 }, { 0, 0, 1 }, { LIM (-2.9, 2.9), NOLIM, NOLIM } },
+  { "a2", KM_JOINT_REVOLUTE, "a1", { 0, 0, 0 }, { 0, 1, 0 }, { LIM (-2.0, 2.0), NOLIM, NOLIM } },
+  { "a3", KM_JOINT_REVOLUTE, "a2", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (-2.0, 2.0), NOLIM, NOLIM } },
+  { "a4", KM_JOINT_REVOLUTE, "a3", { 0, 0, 0.4 }, { 0, 1, 0 }, { LIM (-2.09, 2.09), NOLIM, NOLIM } },
+  { "a5", KM_JOINT_REVOLUTE, "a4", { 0, 0, 0 }, { 0, 0, 1 }, { LIM (-2.9, 2.9), NOLIM, NOLIM } },
+  { NULL },
+};
+
+/* A joint that cannot move the point aimed (its column is zero: here a4, about the point
+ * itself, as when the editor drags a5 by its origin) keeps its value: the null-space pull
+ * away from the limits moved it to the edge of its outer quarter (the review's drag took
+ * the iiwa's a4 from -81.8 to -60 degrees), turning the arm beyond for nothing. */
+static void
+test_zero_column_joint_kept (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (coincident_arm);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, km_skeleton_find_joint (skel, "a4"));
+  double q[5] = { 0.2, 0.5, 0.8, -1.43, 0.3 };
+  KmIkSolution sol;
+
+  km_ik_solution_init (&sol, p->n_dof);
+  p->orientation_weight = 0.0;
+  p->continuous = TRUE;
+  memcpy (p->seed, q, sizeof q);
+  target_from_config (p, q);
+  /* The point dragged 2 cm. */
+  p->target.pos.x += 0.02;
+  g_assert_true (km_ik_solve (p, &sol, NULL, NULL));
+  g_assert_true (sol.converged);
+  g_assert_cmpfloat (sol.q[3], ==, q[3]);
+  g_assert_cmpfloat (sol.q[4], ==, q[4]);
+  km_ik_solution_clear (&sol);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2861,6 +2899,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/mimic-master-off-path-moved", test_mimic_master_off_path_moved);
   g_test_add_func ("/kinema/Ik/mimic-master-off-path-range", test_mimic_master_off_path_range);
   g_test_add_func ("/kinema/Ik/mimic-master-off-path-motion", test_mimic_master_off_path_motion);
+  g_test_add_func ("/kinema/Ik/zero-column-joint-kept", test_zero_column_joint_kept);
 
   return g_test_run ();
 }
