@@ -777,3 +777,21 @@ test_app_frame_label_below (GtkWidget *widget)
     }
   return NULL;
 }
+
+/* How many open files of this process are the pipe at @path. */
+guint
+test_app_count_opened (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *link = g_strconcat ("/proc/self/fd/", name, NULL);
+      g_autofree char *target = g_file_read_link (link, NULL);
+
+      n += g_strcmp0 (target, path) == 0;
+    }
+  return n;
+}

@@ -93,5 +93,7 @@ gboolean   test_app_have_chooser_schema (void);
 GtkWidget *test_app_find_chooser        (void);
 gboolean   test_app_chooser_shown       (gpointer data);
 gboolean   test_app_chooser_gone        (gpointer data);
+/* How many open files of this process are the file (a pipe, say) at @path. */
+guint      test_app_count_opened        (const char *path);
 
 G_END_DECLS

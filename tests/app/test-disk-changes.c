@@ -1943,24 +1943,6 @@ typedef struct
   gboolean    fed;
 } PipeFeeder;
 
-/* How many open files of this process are the pipe at @path. */
-static guint
-count_opened (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
-  const char *name;
-  guint n = 0;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *link = g_strconcat ("/proc/self/fd/", name, NULL);
-      g_autofree char *target = g_file_read_link (link, NULL);
-
-      n += g_strcmp0 (target, path) == 0;
-    }
-  return n;
-}
-
 /* Writes @text to @path in UTF-16 (LE, after its mark), aside then renamed over it. */
 static void
 write_utf16 (const char *path,
@@ -1988,9 +1970,9 @@ feed_pipe (gpointer data)
   const char *at = feeder->text;
 
   /* The reader opened it (besides the writer's own): it has read the first body's model. */
-  while (count_opened (feeder->fifo) < 2 && g_get_monotonic_time () < end)
+  while (test_app_count_opened (feeder->fifo) < 2 && g_get_monotonic_time () < end)
     g_usleep (1000);
-  if (count_opened (feeder->fifo) < 2)
+  if (test_app_count_opened (feeder->fifo) < 2)
     return NULL;
   change_elbow_behind_our_back (feeder->utf8, 1.2);
   {

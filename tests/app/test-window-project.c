@@ -299,13 +299,22 @@ test_open_pipe (Fixture       *f,
   g_assert_false (km_document_get_modified (f->document));
 
   /* A writer (read and write: opening it waits for no reader) that ends once its text is
-   * in: the load reads all of it. */
+   * in and the load has the pipe open (a pipe's text goes with its last writer when no
+   * reader has it open): the load reads all of it. Written first, since the editor waits
+   * for no writer: a pipe with nothing in it is refused at once. */
   writer.fd = open (fifo, O_RDWR | O_CLOEXEC);
   g_assert_cmpint (writer.fd, >=, 0);
   writer.text = text;
-  g_assert_true (km_window_open_file (f->window, file));
   thread = g_thread_new ("writer", write_pipe, &writer);
   g_thread_join (g_steal_pointer (&thread));
+  g_assert_true (km_window_open_file (f->window, file));
+  {
+    gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+    while (test_app_count_opened (fifo) < 2 && g_get_monotonic_time () < end)
+      g_usleep (1000);
+    g_assert_cmpuint (test_app_count_opened (fifo), >=, 2);
+  }
   close (writer.fd);
   g_assert_true (test_app_wait_loaded (f->window));
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
