@@ -1121,7 +1121,7 @@ builder_build (KmSkeletonBuilder  *self,
   g_ptr_array_add (self->handlers, NULL);
   skel->body_handlers = g_strdupv ((char **) self->handlers->pdata);
   g_ptr_array_set_size (self->handlers, self->handlers->len - 1);
-  skel->handler_locations = g_hash_table_ref (self->handler_locations);
+  skel->handler_locations = g_steal_pointer (&self->handler_locations);
   self->handler_locations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   return skel;
