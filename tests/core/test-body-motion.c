@@ -105,6 +105,61 @@ test_parse_v2 (void)
                    "frames=5 frame_rate=50 duration=0.08 joints=29 links=1 components=3\n");
 }
 
+/* Choreonoid 2 writes its sequences' header keys in snake_case (format_version,
+ * frame_rate, num_frames, num_parts); Choreonoid reads both spellings, and so does Kinema. */
+static void
+test_parse_snake_case (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmBodyMotion) motion =
+    load_text ("type: CompositeSeq\ncontent: BodyMotion\nformat_version: 2.0\n"
+               "frame_rate: 100\nnum_frames: 2\ncomponents:\n"
+               "  - type: MultiValueSeq\n    content: JointDisplacement\n    frame_rate: 100\n"
+               "    num_frames: 2\n    num_parts: 2\n    frames: [ [ 1, 2 ], [ 3, 4 ] ]\n"
+               "  - type: MultiSE3Seq\n    content: LinkPosition\n    frame_rate: 100\n"
+               "    num_frames: 2\n    num_parts: 1\n    format: XYZQWXYZ\n"
+               "    frames: [ [ [ 0, 0, 1, 1, 0, 0, 0 ] ], [ [ 0, 0, 2, 1, 0, 0, 0 ] ] ]\n",
+               &error);
+  g_autoptr(GString) out = g_string_new (NULL);
+  KmTransform pose;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (motion);
+  g_assert_cmpfloat (km_body_motion_get_format_version (motion), ==, 2.0);
+  g_assert_cmpfloat (km_body_motion_get_frame_rate (motion), ==, 100);
+  g_assert_cmpuint (km_body_motion_get_n_frames (motion), ==, 2);
+  g_assert_cmpuint (km_body_motion_get_n_joints (motion), ==, 2);
+  g_assert_cmpfloat (km_body_motion_get_joint_frame (motion, 1)[1], ==, 4);
+  g_assert_true (km_body_motion_get_link_pose (motion, 1, 0, &pose));
+  test_util_assert_vec3 (pose.pos, 0, 0, 2, 1e-12);
+  km_body_motion_describe (motion, out);
+  g_assert_nonnull (strstr (out->str, "content=JointDisplacement parts=2 use=joints\n"));
+
+  /* Choreonoid 1.x reads a BodyMotion whose rate and length are in its components only. */
+  g_clear_pointer (&motion, km_body_motion_unref);
+  motion = load_text ("type: BodyMotion\ncomponents:\n"
+                      "  - type: MultiValueSeq\n    purpose: JointPosition\n"
+                      "    frameRate: 100\n    numParts: 1\n    numFrames: 2\n"
+                      "    frames: [ [ 1 ], [ 2 ] ]\n",
+                      &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (km_body_motion_get_frame_rate (motion), ==, 100);
+  g_assert_cmpuint (km_body_motion_get_n_frames (motion), ==, 2);
+  g_assert_cmpfloat (km_body_motion_get_joint_frame (motion, 1)[0], ==, 2);
+
+  /* A component's snake_case frame rate is checked against the motion's as well. */
+  g_clear_pointer (&motion, km_body_motion_unref);
+  motion = load_text ("type: CompositeSeq\ncontent: BodyMotion\nframe_rate: 100\n"
+                      "num_frames: 1\ncomponents:\n"
+                      "  - type: MultiValueSeq\n    content: JointDisplacement\n"
+                      "    frame_rate: 50\n    num_frames: 1\n    num_parts: 1\n"
+                      "    frames: [ [ 1 ] ]\n",
+                      &error);
+  g_assert_null (motion);
+  g_assert_error (error, KM_PARSE_ERROR, KM_PARSE_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "m.seq:8:17: expected the motion’s frame rate, 100"));
+}
+
 static void
 test_parse_v1 (void)
 {
@@ -1129,6 +1184,7 @@ main (int   argc,
 
   g_test_add_func ("/kinema/BodyMotion/parse-v2", test_parse_v2);
   g_test_add_func ("/kinema/BodyMotion/parse-v1", test_parse_v1);
+  g_test_add_func ("/kinema/BodyMotion/parse-snake-case", test_parse_snake_case);
   g_test_add_func ("/kinema/BodyMotion/bad-inputs", test_bad_inputs);
   g_test_add_func ("/kinema/BodyMotion/long", test_long);
   g_test_add_func ("/kinema/BodyMotion/frames-tables", test_frames_tables);

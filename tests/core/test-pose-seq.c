@@ -423,6 +423,41 @@ test_angle_unit (void)
   g_assert_nonnull (strstr (error->message, ":2:12: expected “degree” or “radian”"));
 }
 
+/* Choreonoid 2's snake_case keys read as its 1.x camelCase ones. */
+static void
+test_snake_case (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmPoseSeq) seq =
+    load_text ("type: PoseSeq\nname: walk\ntarget_body: SR1\nangle_unit: degree\nrefs:\n"
+               "  - time: 0.5\n    max_transition_time: 0.25\n"
+               "    refer:\n      type: Pose\n      joints: [ 3 ]\n      q: [ 90 ]\n"
+               "      ik_links:\n        - name: WAIST\n          index: 0\n"
+               "          is_base_link: true\n          is_touching: true\n"
+               "          translation: [ 0, 0, 0.7 ]\n"
+               "          rotation: [ 1, 0, 0, 0, 1, 0, 0, 0, 1 ]\n",
+               &error);
+  g_autoptr(KmSkeleton) skel = load_sr1 ();
+  g_autofree double *rest = g_new0 (double, km_skeleton_get_n_dof (skel));
+  g_autoptr(KmAnimation) animation = NULL;
+  const KmPoseSeqKey *key;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (seq);
+  g_assert_cmpstr (km_pose_seq_get_target_body (seq), ==, "SR1");
+  g_assert_cmpuint (km_pose_seq_get_n_keys (seq), ==, 1);
+  key = km_pose_seq_get_key (seq, 0);
+  g_assert_cmpfloat (key->max_transition_time, ==, 0.25);
+  g_assert_cmpuint (key->n_links, ==, 1);
+  g_assert_true (key->links[0].is_base_link);
+  g_assert_true (key->links[0].is_touching);
+  g_assert_cmpint (key->base_link, ==, 0);
+  animation = km_pose_seq_interpolate (seq, skel, rest, NULL, 10, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (km_animation_get_frame (animation, 0)[dof_of_joint_id (skel, 3)],
+                                  G_PI / 2, 1e-15);
+}
+
 /* Where the touching feet are while they should stay: after a key at which a foot touches,
  * until the next key that lists the foot (or, when that key lifts it and has a
  * maxTransitionTime, until the transition starts), the foot does not leave the straight
@@ -1076,6 +1111,7 @@ main (int   argc,
   g_test_add_func ("/kinema/PoseSeq/interpolate-between", test_interpolate_between);
   g_test_add_func ("/kinema/PoseSeq/interpolate-unlisted", test_interpolate_unlisted);
   g_test_add_func ("/kinema/PoseSeq/angle-unit", test_angle_unit);
+  g_test_add_func ("/kinema/PoseSeq/snake-case", test_snake_case);
   g_test_add_func ("/kinema/PoseSeq/feet-planted", test_feet_planted);
   g_test_add_func ("/kinema/PoseSeq/resaved-model", test_resaved_model);
   g_test_add_func ("/kinema/PoseSeq/link-joint-names", test_link_joint_names);

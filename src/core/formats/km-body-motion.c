@@ -78,6 +78,14 @@ error_at (GError          **error,
   return FALSE;
 }
 
+/* Choreonoid 2's snake_case spellings of the header keys, and the camelCase ones of 1.x
+ * (both are read, as Choreonoid reads them; Kinema writes camelCase). */
+static const char * const frame_rate_keys[] = { "frameRate", "frame_rate", NULL };
+static const char * const num_frames_keys[] = { "numFrames", "num_frames", NULL };
+static const char * const num_parts_keys[] = { "numParts", "num_parts", NULL };
+static const char * const format_version_keys[] = { "formatVersion", "format_version", NULL };
+static const char * const type_keys[] = { "type", NULL };
+
 /* The value of `content`, or of Choreonoid 1.x's `purpose` when there is no `content`:
  * what content_of reads, and where an error about it points. */
 static KmYamlNode *
@@ -150,7 +158,7 @@ component_frames (KmBodyMotion     *self,
   KmYamlNode *v, *frames;
   guint n_frames;
 
-  if ((v = km_yaml_mapping_lookup (component, "frameRate")) != NULL)
+  if ((v = km_yaml_mapping_lookup_any (component, frame_rate_keys)) != NULL)
     {
       double rate;
 
@@ -166,7 +174,7 @@ component_frames (KmBodyMotion     *self,
           return NULL;
         }
     }
-  if ((v = km_yaml_expect_key (component, "numFrames", error)) == NULL ||
+  if ((v = km_yaml_expect_key_any (component, num_frames_keys, error)) == NULL ||
       !read_count (v, KM_BODY_MOTION_MAX_FRAMES, &n_frames, error))
     return NULL;
   if (n_frames != self->n_frames)
@@ -322,7 +330,7 @@ read_joints (KmBodyMotion     *self,
 {
   KmYamlNode *v, *frames;
 
-  if ((v = km_yaml_expect_key (component, "numParts", error)) == NULL ||
+  if ((v = km_yaml_expect_key_any (component, num_parts_keys, error)) == NULL ||
       !read_count (v, KM_BODY_MOTION_MAX_PARTS, &self->n_joints, error))
     return FALSE;
   if ((frames = component_frames (self, component, error)) == NULL ||
@@ -438,7 +446,7 @@ read_links (KmBodyMotion     *self,
 {
   KmYamlNode *v, *frames;
 
-  if ((v = km_yaml_expect_key (component, "numParts", error)) == NULL ||
+  if ((v = km_yaml_expect_key_any (component, num_parts_keys, error)) == NULL ||
       !read_count (v, KM_BODY_MOTION_MAX_PARTS, &self->n_links, error))
     return FALSE;
   /* MultiAffine3Seq (1.x) wrote XYZRPY unless it said otherwise. */
@@ -515,6 +523,27 @@ read_component (KmBodyMotion     *self,
   return TRUE;
 }
 
+/* Where the motion's @keys (its rate or length) are: the header, else, as Choreonoid 1.x
+ * reads a BodyMotion that gives them in its components only, the first component. */
+static const KmYamlNode *
+header_with (const KmYamlNode   *root,
+             const char * const *keys)
+{
+  KmYamlNode *components, *first;
+
+  if (km_yaml_mapping_lookup_any (root, keys) != NULL)
+    return root;
+  components = km_yaml_mapping_lookup (root, "components");
+  if (components == NULL || km_yaml_node_get_kind (components) != KM_YAML_SEQUENCE ||
+      km_yaml_node_get_length (components) == 0)
+    return root;
+  first = km_yaml_sequence_get (components, 0);
+  if (km_yaml_node_get_kind (first) != KM_YAML_MAPPING ||
+      km_yaml_mapping_lookup_any (first, keys) == NULL)
+    return root;
+  return first;
+}
+
 static gboolean
 read_header (KmBodyMotion     *self,
              const KmYamlNode *root,
@@ -522,7 +551,7 @@ read_header (KmBodyMotion     *self,
 {
   KmYamlNode *v;
 
-  if ((v = km_yaml_mapping_lookup (root, "formatVersion")) != NULL)
+  if ((v = km_yaml_mapping_lookup_any (root, format_version_keys)) != NULL)
     {
       if (!km_yaml_expect_number (v, &self->format_version, error))
         return FALSE;
@@ -530,10 +559,10 @@ read_header (KmBodyMotion     *self,
         return error_at (error, KM_PARSE_ERROR_INVALID, v,
                          _("expected format version 1.0 or 2.0"));
     }
-  if ((v = km_yaml_expect_key (root, "frameRate", error)) == NULL ||
+  if ((v = km_yaml_expect_key_any (header_with (root, frame_rate_keys), frame_rate_keys, error)) == NULL ||
       !read_frame_rate (v, &self->frame_rate, error))
     return FALSE;
-  if ((v = km_yaml_expect_key (root, "numFrames", error)) == NULL ||
+  if ((v = km_yaml_expect_key_any (header_with (root, num_frames_keys), num_frames_keys, error)) == NULL ||
       !read_count (v, KM_BODY_MOTION_MAX_FRAMES, &self->n_frames, error))
     return FALSE;
   return TRUE;
@@ -883,12 +912,13 @@ km_body_motion_sample_link (const KmBodyMotion *self,
   return TRUE;
 }
 
+/* The scalar value of the first of @keys in @map, else @fallback. */
 static const char *
-scalar_or (const KmYamlNode *map,
-           const char       *key,
-           const char       *fallback)
+scalar_or (const KmYamlNode   *map,
+           const char * const *keys,
+           const char         *fallback)
 {
-  KmYamlNode *v = km_yaml_mapping_lookup (map, key);
+  KmYamlNode *v = km_yaml_mapping_lookup_any (map, keys);
 
   if (v == NULL || km_yaml_node_get_kind (v) != KM_YAML_SCALAR)
     return fallback;
@@ -924,9 +954,9 @@ km_body_motion_describe (const KmBodyMotion *self,
                             : (int) i == self->link_component ? "links" : "kept";
 
           g_string_append_printf (out, "component %u: type=%s content=%s parts=%s use=%s\n", i,
-                                  scalar_or (c, "type", "-"),
+                                  scalar_or (c, type_keys, "-"),
                                   content_of (c) != NULL ? content_of (c) : "-",
-                                  scalar_or (c, "numParts", "-"), use);
+                                  scalar_or (c, num_parts_keys, "-"), use);
         }
     }
   else

@@ -57,14 +57,26 @@ error_at (GError          **error,
   return FALSE;
 }
 
-/* An optional string value of @key; FALSE with @error when it is there and no string. */
+/* The camelCase keys of Choreonoid 1.x and the snake_case ones of Choreonoid 2 (both are
+ * read; Kinema writes camelCase, which Choreonoid 2 reads too). */
+static const char * const name_keys[] = { "name", NULL };
+static const char * const target_body_keys[] = { "targetBody", "target_body", NULL };
+static const char * const angle_unit_keys[] = { "angleUnit", "angle_unit", NULL };
+static const char * const ik_links_keys[] = { "ikLinks", "ik_links", NULL };
+static const char * const is_base_link_keys[] = { "isBaseLink", "is_base_link", NULL };
+static const char * const is_touching_keys[] = { "isTouching", "is_touching", NULL };
+static const char * const max_transition_time_keys[] = {
+  "maxTransitionTime", "max_transition_time", NULL
+};
+
+/* An optional string value of the first of @keys; FALSE with @error when it is there and no string. */
 static gboolean
-optional_string (const KmYamlNode *map,
-                 const char       *key,
-                 char            **out,
-                 GError          **error)
+optional_string (const KmYamlNode   *map,
+                 const char * const *keys,
+                 char              **out,
+                 GError            **error)
 {
-  KmYamlNode *v = km_yaml_mapping_lookup (map, key);
+  KmYamlNode *v = km_yaml_mapping_lookup_any (map, keys);
   const char *s;
 
   if (v == NULL)
@@ -76,12 +88,12 @@ optional_string (const KmYamlNode *map,
 }
 
 static gboolean
-optional_bool (const KmYamlNode *map,
-               const char       *key,
-               gboolean         *out,
-               GError          **error)
+optional_bool (const KmYamlNode   *map,
+               const char * const *keys,
+               gboolean           *out,
+               GError            **error)
 {
-  KmYamlNode *v = km_yaml_mapping_lookup (map, key);
+  KmYamlNode *v = km_yaml_mapping_lookup_any (map, keys);
 
   return v == NULL || km_yaml_expect_bool (v, out, error);
 }
@@ -127,8 +139,8 @@ read_link (const KmYamlNode *node,
                          _("expected a link index ≥ 0"));
       link->index = (int) index;
     }
-  if (!optional_bool (node, "isBaseLink", &link->is_base_link, error) ||
-      !optional_bool (node, "isTouching", &link->is_touching, error))
+  if (!optional_bool (node, is_base_link_keys, &link->is_base_link, error) ||
+      !optional_bool (node, is_touching_keys, &link->is_touching, error))
     return FALSE;
   if ((v = km_yaml_expect_key (node, "translation", error)) == NULL ||
       !km_yaml_expect_vec3 (v, &link->translation, error))
@@ -197,7 +209,7 @@ read_pose (const KmYamlNode *refer,
         }
     }
 
-  if ((links = km_yaml_mapping_lookup (refer, "ikLinks")) != NULL)
+  if ((links = km_yaml_mapping_lookup_any (refer, ik_links_keys)) != NULL)
     {
       if (!km_yaml_expect_sequence (links, error))
         return FALSE;
@@ -220,7 +232,7 @@ read_pose (const KmYamlNode *refer,
             {
               if (key->base_link >= 0)
                 return error_at (error, KM_PARSE_ERROR_INVALID,
-                                 km_yaml_mapping_lookup (node, "isBaseLink"),
+                                 km_yaml_mapping_lookup_any (node, is_base_link_keys),
                                  _("expected one base link per pose"));
               key->base_link = (int) i;
             }
@@ -270,7 +282,7 @@ read_ref (const KmYamlNode *node,
 
       return error_at (error, KM_PARSE_ERROR_INVALID, v, message);
     }
-  if ((v = km_yaml_mapping_lookup (node, "maxTransitionTime")) != NULL)
+  if ((v = km_yaml_mapping_lookup_any (node, max_transition_time_keys)) != NULL)
     {
       if (!km_yaml_expect_number (v, &key->max_transition_time, error))
         return FALSE;
@@ -352,11 +364,11 @@ km_pose_seq_load (const char  *path,
 
   self = g_new0 (KmPoseSeq, 1);
   g_atomic_ref_count_init (&self->ref_count);
-  if (!optional_string (root, "name", &self->name, error) ||
-      !optional_string (root, "targetBody", &self->target_body, error))
+  if (!optional_string (root, name_keys, &self->name, error) ||
+      !optional_string (root, target_body_keys, &self->target_body, error))
     return NULL;
   /* As in Choreonoid's other YAML files: degrees apply to revolute joints' values. */
-  if ((v = km_yaml_mapping_lookup (root, "angleUnit")) != NULL)
+  if ((v = km_yaml_mapping_lookup_any (root, angle_unit_keys)) != NULL)
     {
       const char *unit = km_yaml_expect_string (v, error);
 

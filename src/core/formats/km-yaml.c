@@ -2192,17 +2192,29 @@ km_yaml_expect_key (const KmYamlNode *mapping,
                     const char       *key,
                     GError          **error)
 {
+  const char *keys[] = { key, NULL };
+
+  g_return_val_if_fail (key != NULL, NULL);
+
+  return km_yaml_expect_key_any (mapping, keys, error);
+}
+
+KmYamlNode *
+km_yaml_expect_key_any (const KmYamlNode   *mapping,
+                        const char * const *keys,
+                        GError            **error)
+{
   KmYamlNode *value;
 
   g_return_val_if_fail (mapping != NULL, NULL);
-  g_return_val_if_fail (key != NULL, NULL);
+  g_return_val_if_fail (keys != NULL && keys[0] != NULL, NULL);
 
   if (!km_yaml_expect_mapping (mapping, error))
     return NULL;
-  value = km_yaml_mapping_lookup (mapping, key);
+  value = km_yaml_mapping_lookup_any (mapping, keys);
   if (value == NULL)
     km_parse_error_set (error, KM_PARSE_ERROR_INVALID, mapping->file, mapping->pos,
-                        _("missing key “%s”"), key);
+                        _("missing key “%s”"), keys[0]);
   return value;
 }
 

@@ -334,6 +334,11 @@ double           *km_yaml_expect_number_list   (const KmYamlNode    *node,
 KmYamlNode       *km_yaml_expect_key           (const KmYamlNode    *mapping,
                                                 const char          *key,
                                                 GError             **error);
+/* Like km_yaml_expect_key, trying each key of the NULL-terminated @keys in turn (the
+ * snake_case and camelCase spellings of one key); the message names the first. */
+KmYamlNode       *km_yaml_expect_key_any       (const KmYamlNode    *mapping,
+                                                const char * const  *keys,
+                                                GError             **error);
 /* Non-failing conversions of a scalar (FALSE when it is not one). */
 gboolean          km_yaml_scalar_to_double     (const KmYamlNode    *node,
                                                 double              *out);
