@@ -34,11 +34,15 @@ struct _KmApplication
   char             *initial_share;     /* $KINEMA_CHOREONOID_SHARE as Kinema started */
 
   gboolean          recovery_offered;
-  guint             signal_ids[G_N_ELEMENTS (quit_signals)];   /* quit_signal_cb */
+  GSource          *signal_sources[G_N_ELEMENTS (quit_signals)];   /* quit_signal_cb */
 
   /* Borrowed */
   GtkRecentManager *recent;
 };
+
+/* The quit signals' sources once one of them came (quit_signal_cb): destroyed, and kept
+ * for as long as the process runs. */
+static GSource *spent_signal_sources[G_N_ELEMENTS (quit_signals)];
 
 G_DEFINE_FINAL_TYPE (KmApplication, km_application, GTK_TYPE_APPLICATION)
 
@@ -111,11 +115,20 @@ quit_signal_cb (gpointer user_data)
    * temporary file of a save under way is removed: km_format_remove_temporary_files()),
    * even while the autosave write below hangs (a network file system gone away): these
    * callbacks run from the main loop, which that write keeps waiting, so they could not
-   * do it. (GLib gives a signal back its default action when its last source goes; the
-   * handler set here replaces that, and any other handler that owns it then.) */
-  for (guint i = 0; i < G_N_ELEMENTS (self->signal_ids); i++)
+   * do it. The handler set here replaces GLib's, for the rest of the process: GLib gives
+   * a signal its default action back when the last source of it is freed, and frees the
+   * source dispatched now only after this returns (a second signal while Kinema winds up
+   * then ended it without removing the temporary file), so the sources are destroyed
+   * but never freed. */
+  for (guint i = 0; i < G_N_ELEMENTS (self->signal_sources); i++)
     {
-      g_clear_handle_id (&self->signal_ids[i], g_source_remove);
+      if (self->signal_sources[i] == NULL)
+        continue;
+      g_source_destroy (self->signal_sources[i]);
+      if (spent_signal_sources[i] == NULL)
+        spent_signal_sources[i] = g_steal_pointer (&self->signal_sources[i]);
+      else
+        g_clear_pointer (&self->signal_sources[i], g_source_unref);   /* (one is enough) */
       km_format_remove_temporary_files_on_signal (quit_signals[i]);
     }
   windows = g_list_copy_deep (gtk_application_get_windows (GTK_APPLICATION (self)),
@@ -483,7 +496,12 @@ km_application_startup (GApplication *application)
   active_window_changed_cb (self);
 
   for (guint i = 0; i < G_N_ELEMENTS (quit_signals); i++)
-    self->signal_ids[i] = g_unix_signal_add (quit_signals[i], quit_signal_cb, self);
+    {
+      self->signal_sources[i] = g_unix_signal_source_new (quit_signals[i]);
+      g_source_set_callback (self->signal_sources[i], quit_signal_cb, self, NULL);
+      g_source_set_static_name (self->signal_sources[i], "[kinema] quit signal");
+      g_source_attach (self->signal_sources[i], NULL);
+    }
 
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_object (self->recent, "changed", G_CALLBACK (update_recent_menu), self,
@@ -527,8 +545,12 @@ km_application_dispose (GObject *object)
 {
   KmApplication *self = KM_APPLICATION (object);
 
-  for (guint i = 0; i < G_N_ELEMENTS (self->signal_ids); i++)
-    g_clear_handle_id (&self->signal_ids[i], g_source_remove);
+  for (guint i = 0; i < G_N_ELEMENTS (self->signal_sources); i++)
+    if (self->signal_sources[i] != NULL)
+      {
+        g_source_destroy (self->signal_sources[i]);
+        g_clear_pointer (&self->signal_sources[i], g_source_unref);
+      }
   g_clear_object (&self->history_bindings);
   g_clear_object (&self->settings);
 

@@ -7,10 +7,12 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 
 #include "km-animation.h"
+#include "km-application.h"
 #include "km-autosave.h"
 #include "km-body-item.h"
 #include "km-cnoid.h"
@@ -2320,6 +2322,72 @@ test_second_quit_signal_ends_hung_write (void)
   km_test_remove_tree (home);
 }
 
+static gboolean
+is_null (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* The temporary file that the subprocess of the test run by @pid writes for @signum. */
+static char *
+signal_temporary_path (pid_t pid,
+                       int   signum)
+{
+  g_autofree char *name = g_strdup_printf ("km-ui-io-signal-%d-%d.cnoid.Q1X2Z3", (int) pid,
+                                           signum);
+
+  return g_build_filename (g_get_tmp_dir (), name, NULL);
+}
+
+/* A quit signal (@data) that comes after one the application handled, while it winds up
+ * (its windows going, a save still under way): it ends Kinema at once and removes the
+ * temporary file of that save, as a second signal while the first one's autosave hangs
+ * does. Before, GLib gave the signal handled its default action back once the handler
+ * had returned (when it freed the signal's source), so the second signal ended Kinema
+ * without removing the temporary file. Runs in a subprocess, which the signal ends. */
+static void
+test_second_quit_signal_after_handled (gconstpointer data)
+{
+  int signum = GPOINTER_TO_INT (data);
+  g_autofree char *temporary = NULL;
+  gboolean left;
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr(KmApplication) app = km_application_new ();
+      g_autoptr(GError) error = NULL;
+      KmWindow *window;
+
+      temporary = signal_temporary_path (getppid (), signum);
+      g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+      g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+      g_assert_no_error (error);
+      window = km_window_new (GTK_APPLICATION (app));
+      g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+
+      /* The first signal is handled: the window goes, the main loop runs on. */
+      raise (signum);
+      g_assert_true (test_app_wait_until (is_null, &window, 20000));
+      test_app_spin ();
+
+      /* A save under way, then the second signal. */
+      g_assert_true (g_file_set_contents (temporary, "half a project", -1, NULL));
+      g_assert_cmpint (km_format_register_temporary (temporary), >=, 0);
+      raise (signum);
+      g_test_message ("still running after the second signal");
+      return;
+    }
+
+  temporary = signal_temporary_path (getpid (), signum);
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  /* Ended by the signal (a subprocess that returned would have passed). */
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stdout_unmatched ("*still running*");
+  left = g_file_test (temporary, G_FILE_TEST_EXISTS);
+  g_remove (temporary);
+  g_assert_false (left);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2400,6 +2468,12 @@ main (int    argc,
                         test_quit_signal_keeps_autosave);
   g_test_add_func ("/kinema/UiIo/second-quit-signal-ends-hung-write",
                    test_second_quit_signal_ends_hung_write);
+  g_test_add_data_func ("/kinema/UiIo/second-sigterm-after-handled", GINT_TO_POINTER (SIGTERM),
+                        test_second_quit_signal_after_handled);
+  g_test_add_data_func ("/kinema/UiIo/second-sigint-after-handled", GINT_TO_POINTER (SIGINT),
+                        test_second_quit_signal_after_handled);
+  g_test_add_data_func ("/kinema/UiIo/second-sighup-after-handled", GINT_TO_POINTER (SIGHUP),
+                        test_second_quit_signal_after_handled);
 
   return g_test_run ();
 }
