@@ -2456,6 +2456,43 @@ solve_cb (GObject      *object,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);
 }
 
+/* Where a solve of the whole track starts (@problem's seed, which frame 0 is solved from):
+ * the DOFs the solve moves start from the body's solved motion at frame 0 when it has one
+ * for this model, so that a keyframe set or a solve asked for at a later frame leaves the
+ * start of the motion as it was (seeded with a pose shown there, a redundant arm's frame 0,
+ * and so its whole motion, would move to another branch of its null space). At frame 0 the
+ * pose shown is that frame's, an edit there the user keys or solves from: it is the seed, as
+ * it is without a motion. The DOFs the solve does not move (off the end effector's chain)
+ * hold the pose shown in every frame, as they always did: keying a pose that changed them
+ * gives the motion their new values (km_document_set_keyframe). */
+static void
+fill_solve_seed (KmDocument  *self,
+                 KmIkProblem *problem)
+{
+  guint n_dof = km_skeleton_get_n_dof (self->skeleton);
+  KmItem *item = km_item_find_child_by_type (KM_ITEM (self->body), KM_TYPE_IK_ANIMATION_ITEM);
+  KmAnimation *solved = item != NULL
+                        ? km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item))
+                        : NULL;
+  g_autoptr(KmIkProblem) aimed = NULL;
+  g_autofree gboolean *moving = NULL;
+  const double *start;
+
+  memcpy (problem->seed, self->pose, n_dof * sizeof (double));
+  if (self->current_frame == 0 || solved == NULL || km_animation_get_n_frames (solved) == 0
+      || km_animation_get_n_dof (solved) != n_dof)
+    return;
+  /* What the job moves: the chain as the targets bound it (a base joint of theirs). */
+  aimed = km_ik_problem_copy (problem);
+  km_ik_problem_use_track (aimed, self->targets);
+  moving = g_new0 (gboolean, MAX (n_dof, 1));
+  km_ik_problem_get_moved_dofs (aimed, moving);
+  start = km_animation_get_frame (solved, 0);
+  for (guint dof = 0; dof < n_dof; dof++)
+    if (moving[dof])
+      problem->seed[dof] = start[dof];
+}
+
 static void
 start_solve (KmDocument *self,
              gboolean    recorded)
@@ -2471,7 +2508,7 @@ start_solve (KmDocument *self,
   set_animation (self, NULL, NULL);
 
   problem = km_ik_problem_new (self->skeleton, self->effector);
-  memcpy (problem->seed, self->pose, km_skeleton_get_n_dof (self->skeleton) * sizeof (double));
+  fill_solve_seed (self, problem);
 
   call = g_new0 (SolveCall, 1);
   g_weak_ref_init (&call->document, self);
@@ -4185,8 +4222,14 @@ km_document_get_project_frame_rate (KmDocument *self)
 /**
  * km_document_solve:
  *
- * Solves the whole target track on the IK job's worker thread, seeded with the current
- * pose. Frames stream into the animation as they finish; a newer solve supersedes this one.
+ * Solves the whole target track on the IK job's worker thread. Frame 0 is solved starting
+ * from the body's solved motion at frame 0 where it has one that fits the skeleton, so that
+ * solving (or keying) at a later frame does not move the start of the motion (a redundant
+ * arm would take another elbow pose for all of it); at frame 0, or without such a motion,
+ * from the pose shown (an edit there is where the user wants the motion to start). Joints
+ * the solve does not move (off the end effector's chain) keep their value in the pose shown,
+ * in every frame. Frames stream into the animation as they finish; a newer solve supersedes
+ * this one.
  * The result replaces the body's solved animation as one undoable step.
  */
 void

@@ -12,6 +12,7 @@
 #include "km-body-item.h"
 #include "km-document-edit.h"
 #include "km-ik-animation-item.h"
+#include "km-ik.h"
 #include "km-ik-job.h"
 #include "km-ik-targets-item.h"
 #include "km-message.h"
@@ -1157,6 +1158,105 @@ fixture_teardown_srs (Fixture       *f,
   g_free (f->dir);
 }
 
+/* The iiwa7 benchmark chain (tests/data/bench-iiwa7.json: 7 DOF, redundant) imported into a
+ * new document, with a time bar: no targets, no motion. */
+static void
+fixture_setup_iiwa (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *chain = g_test_build_filename (G_TEST_DIST, "data", "bench-iiwa7.json",
+                                                  NULL);
+  g_autoptr(GFile) chain_file = g_file_new_for_path (chain);
+  g_autoptr(GError) error = NULL;
+
+  f->document = km_document_new ();
+  g_assert_true (km_document_import_file (f->document, chain_file, &error));
+  g_assert_no_error (error);
+  f->window = time_bar_window ();
+  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
+  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
+  km_time_bar_set_document (f->time_bar, f->document);
+  gtk_window_present (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_null (km_document_get_animation (f->document));
+}
+
+/* Shows @q (the arm's 7 joint values) at the current frame, as a drag would, and keys it
+ * there (K), then waits for the solve. */
+static void
+key_iiwa_pose (Fixture      *f,
+               const double *q)
+{
+  km_document_set_joint_values (f->document, q, 7);
+  km_document_close_edit (f->document);
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+}
+
+/* Review finding: the solve started from the pose shown, so K at a late frame seeded frame 0
+ * with that frame's pose, and a redundant arm's whole motion changed (frame 0 of an
+ * iiwa-like arm turned by 66°). Keyed at 0 and 60, then at 60 the elbow swung about the
+ * shoulder-wrist line (the same end effector pose) and keyed again: frame 0 keeps its
+ * joint values, and frame 60 still meets its key. */
+static void
+test_late_key_keeps_start (Fixture       *f,
+                           gconstpointer  data)
+{
+  const double start_pose[7] = { 0.3, 0.6, 0.2, -1.2, 0.1, 0.8, 0.0 };
+  const double late_pose[7] = { -0.5, 0.9, -0.3, -0.9, 0.4, 0.6, 0.2 };
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int effector = km_document_get_effector (f->document);
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autoptr(KmIkSolution) swung = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree double *before = NULL;
+  const KmTransform *world;
+  KmAnimation *animation;
+  const double *shown;
+  double pos_err, moved = 0.0, largest = 0.0;
+  guint n_dof = 0;
+
+  g_assert_cmpuint (km_skeleton_get_n_dof (skeleton), ==, 7);
+  g_assert_cmpint (effector, >=, 0);
+  key_iiwa_pose (f, start_pose);
+  km_document_set_current_frame (f->document, 60);
+  key_iiwa_pose (f, late_pose);
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 61);
+  before = g_memdup2 (km_animation_get_frame (animation, 0), 7 * sizeof (double));
+
+  /* The same end effector pose at frame 60, the elbow elsewhere: what IK finds from a seed
+   * with the upper arm turned (joint a3) and the shoulder swung back. */
+  g_assert_cmpuint (km_document_get_current_frame (f->document), ==, 60);
+  shown = km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpuint (n_dof, ==, 7);
+  world = km_document_get_joint_world (f->document, NULL);
+  problem = km_ik_problem_new (skeleton, effector);
+  km_ik_problem_set_target (problem, world[effector].pos, &world[effector].rot);
+  memcpy (problem->seed, shown, 7 * sizeof (double));
+  problem->seed[0] += 0.9;
+  problem->seed[2] -= 1.6;
+  swung = km_ik_solution_new (7);
+  g_assert_true (km_ik_solve (problem, swung, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (swung->converged);
+  for (guint i = 0; i < 7; i++)
+    moved = MAX (moved, fabs (swung->q[i] - shown[i]));
+  g_assert_cmpfloat (moved, >, 0.5);
+  key_iiwa_pose (f, swung->q);
+
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 61);
+  for (guint i = 0; i < 7; i++)
+    largest = MAX (largest, fabs (km_animation_get_frame (animation, 0)[i] - before[i]));
+  g_test_message ("frame 0 moved by %g rad at most", largest);
+  g_assert_cmpfloat (largest, <, 1e-3);
+  g_assert_true (km_animation_get_residual (animation, 60, &pos_err, NULL));
+  g_assert_cmpfloat (pos_err, <, 1e-4);
+}
+
 #define TRIPLE_0   "\"euler\": [1.5, 2.5, 3.5]"
 #define TRIPLE_80  "\"euler\": [53.630839129292724, 144.32417703022418, -139.24585272486803]"
 #define TRIPLE_160 "\"euler\": [10.5, -20.25, 30.125]"
@@ -1568,6 +1668,8 @@ main (int    argc,
               fixture_teardown_cancelled);
   g_test_add ("/kinema/Walkthrough/timebar/cancel-srs-solve-says-frames", Fixture, NULL,
               fixture_setup_none, test_cancel_srs_solve_says_frames, fixture_teardown_srs);
+  g_test_add ("/kinema/Walkthrough/timebar/late-key-keeps-start", Fixture, NULL,
+              fixture_setup_iiwa, test_late_key_keeps_start, fixture_teardown_srs);
   g_test_add ("/kinema/Walkthrough/timebar/play-saved-range", Fixture, NULL,
               fixture_setup, test_play_saved_range, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/play-past-saved-range", Fixture, NULL,
