@@ -422,6 +422,8 @@ typedef struct
   char           *identity;       /* a project: what its file (a recovery's project_file)
                                    * was on disk when read, or NULL */
   GPtrArray      *body_reads;     /* of BodyRead: what the bodies read were read from */
+  gboolean        not_regular;    /* read from no regular file (a named pipe, a device):
+                                   * nothing a save could write back to */
 } LoadedFile;
 
 static void
@@ -519,7 +521,11 @@ load_file (const char  *path,
   loaded->warnings = g_ptr_array_new_with_free_func (g_free);
   /* Taken before the file is read: a change made while it is read is one made since. */
   if (!project_only)
-    loaded->identity = query_path_identity (path);
+    {
+      loaded->identity = query_path_identity (path);
+      /* (stat(2) alone: a pipe is not opened, so this waits for no writer) */
+      loaded->not_regular = !g_file_test (path, G_FILE_TEST_IS_REGULAR);
+    }
   km_parse_warnings_push (collect_warning_cb, loaded->warnings);
   if (project_only)
     {
@@ -764,9 +770,25 @@ apply_loaded_file (KmDocument  *self,
       {
         KmItem *body;
 
-        /* Its load's messages came as parse warnings (logged above), not in the project. */
-        _km_document_set_project (self, result, file);
-        _km_document_set_file_identity (self, result, loaded->identity);
+        /* Its load's messages came as parse warnings (logged above), not in the project.
+         * Read from a named pipe (or another file that is not a regular one), it is a
+         * project without a file: what the pipe gave is nowhere on disk, and a save writes
+         * it where the user says (Save asks, as for a new project), never back into the
+         * pipe, whose state is no file's to compare with. Unsaved work, so that closing
+         * asks first. */
+        _km_document_set_project (self, result, loaded->not_regular ? NULL : file);
+        if (loaded->not_regular)
+          {
+            km_document_set_modified (self, TRUE);
+            km_document_log (self, G_LOG_LEVEL_INFO,
+                             /* Translators: %s is a path; the file is a named pipe or a
+                              * device, which a save cannot write back to */
+                             _("%s is not a regular file: the project opened from it is "
+                               "untitled, and Save asks where to save it."),
+                             path);
+          }
+        else
+          _km_document_set_file_identity (self, result, loaded->identity);
         apply_body_reads (self, loaded->body_reads, NULL);
         body = km_document_get_body_item (self);
         if (body == NULL)
