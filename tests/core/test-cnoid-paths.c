@@ -218,7 +218,8 @@ test_missing_sub_project_located (void)
   g_autofree char *folder = g_build_filename (dir, "dir.cnoid", NULL);
   g_autofree char *missing_first = g_strdup_printf (
     "%s/nothere.cnoid:1:1: cannot read the file: %s", dir, g_strerror (ENOENT));
-  g_autofree char *missing_message = g_strdup_printf ("%s:13:15: %s", path, missing_first);
+  g_autofree char *missing_message = g_strdup_printf ("%s\nincluded from %s:13:15",
+                                                      missing_first, path);
   g_autofree char *folder_first = g_strdup_printf (
     "%s:1:1: cannot read the file: %s", folder, g_strerror (EISDIR));
   g_autofree char *folder_message = g_strdup_printf ("%s\nincluded from %s:20:15",

@@ -10,10 +10,12 @@
 #include <glib.h>
 
 #include "km-body-item.h"
+#include "km-body-writer.h"
 #include "km-cnoid.h"
 #include "km-error.h"
 #include "km-format.h"
 #include "km-openhrp.h"
+#include "km-urdf-writer.h"
 
 #include "test-util.h"
 
@@ -444,6 +446,71 @@ test_unquoted_string (void)
                "bad.wrl:6:3: expected jointAxis to be a string in double quotes");
 }
 
+/* The model's name is the Humanoid's, as Choreonoid's VRML loader names the body: its
+ * name field, else its DEF name; without a Humanoid, the file's stem. Never the root
+ * Joint's name. */
+static void
+test_model_name (void)
+{
+  static const char *const humanoid[] = {
+    "PROTO Humanoid [ exposedField SFString name \"\" exposedField MFNode humanoidBody [ ] ]"
+    " { Group { } }\nDEF H Humanoid { name \"robot\" humanoidBody [\n"
+    "  DEF BASE Joint { jointType \"fixed\" } ] }\n",
+    "PROTO Humanoid [ exposedField SFString name \"\" exposedField MFNode humanoidBody [ ] ]"
+    " { Group { } }\nDEF H Humanoid { humanoidBody [\n"
+    "  DEF BASE Joint { jointType \"fixed\" } ] }\n",
+    "DEF BASE Joint { jointType \"fixed\" }\n",
+  };
+  static const char *const expected[] = { "robot", "H", "arm-only" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (humanoid); i++)
+    {
+      g_autofree char *text = g_strconcat (header, humanoid[i], NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(KmSkeleton) skel = km_openhrp_load ("dir/arm-only.wrl", text, strlen (text),
+                                                    &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (km_skeleton_get_joint (skel, 0)->name, ==, "BASE");
+      g_assert_cmpstr (km_skeleton_get_model_name (skel), ==, expected[i]);
+    }
+  {
+    g_autoptr(KmSkeleton) arm = load_fixture ("arm.wrl", NULL);
+    g_autoptr(KmSkeleton) small = load_fixture ("humanoid.wrl", NULL);
+
+    g_assert_cmpstr (km_skeleton_get_model_name (arm), ==, "arm");
+    g_assert_cmpstr (km_skeleton_get_model_name (small), ==, "small");
+  }
+}
+
+/* A Transform that only rotates (PA10.wrl's rotation 1 0 0 1.5708) leaves a scale a few
+ * ulps from 1 when its matrix is taken apart again; the writers wrote it as
+ * "scale: [ 1, 0.9999999999999999, 0.9999999999999999 ]" (and URDF sizes scaled by it).
+ * A scale that close to 1 is 1: none written, the sizes as given. */
+static void
+test_rotation_not_scaled (void)
+{
+  g_autofree char *text = g_strconcat (header,
+                                       "DEF R Joint { jointType \"fixed\" children [\n"
+                                       "  Transform { rotation 1 0 0 1.5708 children [\n"
+                                       "    Shape { geometry Box { size 0.2 0.3 0.4 } } ] } ] }\n",
+                                       NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = km_openhrp_load ("rot.wrl", text, strlen (text), &error);
+  g_autofree char *body = NULL;
+  g_autofree char *urdf = NULL;
+
+  g_assert_no_error (error);
+  body = km_body_to_string (skel, notes);
+  if (strstr (body, "scale") != NULL || strstr (body, "0.9999") != NULL)
+    g_error ("%s", body);
+  g_assert_nonnull (strstr (body, "rotation"));
+  urdf = km_urdf_to_string (skel, notes);
+  if (strstr (urdf, "<box size=\"0.2 0.3 0.4\"/>") == NULL)
+    g_error ("%s", urdf);
+}
+
 /* One of llimit and ulimit: the other side is open, as in Choreonoid's VRML loader (its
  * missing end is the largest float), and the given end holds. */
 static void
@@ -843,6 +910,8 @@ main (int   argc,
   g_test_add_func ("/kinema/OpenHrp/joint-id", test_joint_id);
   g_test_add_func ("/kinema/OpenHrp/unquoted-string", test_unquoted_string);
   g_test_add_func ("/kinema/OpenHrp/one-sided-limit", test_one_sided_limit);
+  g_test_add_func ("/kinema/OpenHrp/model-name", test_model_name);
+  g_test_add_func ("/kinema/OpenHrp/rotation-not-scaled", test_rotation_not_scaled);
   g_test_add_func ("/kinema/OpenHrp/deep", test_deep);
   g_test_add_func ("/kinema/OpenHrp/damaged", test_damaged);
   g_test_add_func ("/kinema/OpenHrp/byte-order-mark", test_byte_order_mark);

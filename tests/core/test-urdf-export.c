@@ -1535,9 +1535,9 @@ has_note (GPtrArray  *notes,
  * written as a fixed base, so .body → URDF → .body lost the floating base): a floating
  * joint from the root link. A free root placed in the world (a .body's root translation
  * and rotation, its initial pose) hangs by a floating joint of its name, with that pose as
- * the joint's origin, from a new base link; read back, that base link is the free root and
- * the joint a fixed one, which is written back as the same floating joint (URDF → URDF
- * gives the same text). */
+ * the joint's origin, from a new base link; read back, that pattern is the free root at
+ * the joint's origin again (same joints, same names), which is written back as the same
+ * floating joint (URDF → URDF gives the same text). */
 static void
 test_free_root (void)
 {
@@ -1574,16 +1574,54 @@ test_free_root (void)
                     "  </joint>\n") == NULL)
     g_error ("%s", urdf);
   g_assert_false (has_note (notes, "fixed base"));
+  /* Read back, Kinema's own pattern (an empty base link WAIST_base whose one joint is the
+   * floating WAIST to link WAIST) is the free root WAIST at the joint's origin again: the
+   * same joints (it was a free root WAIST_base and a fixed joint WAIST, one joint more). */
+  g_ptr_array_set_size (warnings, 0);
   from_urdf = load_urdf_text ("t.urdf", urdf, FALSE, warnings);
+  g_assert_cmpuint (warnings->len, ==, 0);
   g_assert_true (km_skeleton_has_free_root (from_urdf));
-  g_assert_cmpstr (km_skeleton_get_joint (from_urdf, 0)->name, ==, "WAIST_base");
+  g_assert_cmpuint (km_skeleton_get_n_joints (from_urdf), ==,
+                    km_skeleton_get_n_joints (original));
+  g_assert_cmpstr (km_skeleton_get_joint (from_urdf, 0)->name, ==, "WAIST");
+  g_assert_cmpstr (km_skeleton_get_root_name (from_urdf), ==, "WAIST");
+  g_assert_cmpint (km_skeleton_get_joint (from_urdf, 0)->type, ==, KM_JOINT_FREE);
+  test_util_assert_vec3 (km_skeleton_get_joint (from_urdf, 0)->offset, 0.1, 0.2, 0.7, 1e-12);
+  g_assert_cmpstr (km_skeleton_get_joint (from_urdf, 1)->name, ==, "ARM");
+  g_assert_cmpint (km_skeleton_get_joint (from_urdf, 1)->parent, ==, 0);
   assert_same_initial_pose (original, from_urdf);
 
-  /* URDF → URDF: the same text, a free root still. */
+  /* Not quite that pattern (the base link has a visual, or the joint another name than
+   * its link): read as before, the base link the free root and the joint fixed. */
+  {
+    static const char *const variants[][2] = {
+      { "<link name=\"WAIST_base\"/>",
+        "<link name=\"WAIST_base\"><visual><geometry><box size=\"1 1 1\"/></geometry>"
+        "</visual></link>" },
+      { "<joint name=\"WAIST\" type=\"floating\">", "<joint name=\"float\" type=\"floating\">" },
+    };
+
+    for (guint v = 0; v < G_N_ELEMENTS (variants); v++)
+      {
+        g_autoptr(GString) text = g_string_new (urdf);
+        g_autoptr(KmSkeleton) other = NULL;
+
+        g_assert_cmpuint (g_string_replace (text, variants[v][0], variants[v][1], 1), ==, 1);
+        other = load_urdf_text ("t.urdf", text->str, FALSE, warnings);
+        g_assert_true (km_skeleton_has_free_root (other));
+        g_assert_cmpstr (km_skeleton_get_joint (other, 0)->name, ==, "WAIST_base");
+        g_assert_cmpuint (km_skeleton_get_n_joints (other), ==,
+                          km_skeleton_get_n_joints (original) + 1);
+      }
+  }
+
+  /* URDF → URDF: the same text (with the same note on the base link), a free root
+   * still. */
   g_ptr_array_set_size (notes, 0);
   urdf_again = km_urdf_to_string (from_urdf, notes);
   g_assert_cmpstr (urdf_again, ==, urdf);
-  g_assert_cmpuint (notes->len, ==, 0);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_true (has_note (notes, "new base link “WAIST_base”"));
   again = load_urdf_text ("t.urdf", urdf_again, FALSE, warnings);
   g_assert_true (km_skeleton_equal (again, from_urdf, 0.0));
 

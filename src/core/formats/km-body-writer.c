@@ -285,15 +285,27 @@ resource_node (const KmShape *shape,
   return node;
 }
 
-/* @node in a Transform of @transform and @scale, when those place or scale it. */
+/* A scale factor within a few ulps of 1 (what taking a rotating VRML Transform's matrix
+ * apart leaves: 0.9999999999999999) is 1. */
+static double
+written_scale_factor (double s)
+{
+  return fabs (s - 1) < 1e-12 ? 1 : s;
+}
+
+/* @node in a Transform of @transform and @scale, when those place or scale it (a scale
+ * within a few ulps of 1 is none). */
 static KmYamlNode *
 placed_node (KmYamlNode        *node,
              const KmTransform *transform,
-             KmVec3             scale)
+             KmVec3             given_scale)
 {
   KmQuat q = km_mat3_to_quat (&transform->rot);
   gboolean placed = km_vec3_length (transform->pos) > 0 ||
                     km_quat_angle_between (q, KM_QUAT_IDENTITY) > 1e-12;
+  KmVec3 scale = km_vec3 (written_scale_factor (given_scale.x),
+                          written_scale_factor (given_scale.y),
+                          written_scale_factor (given_scale.z));
   gboolean scaled = scale.x != 1 || scale.y != 1 || scale.z != 1;
   KmYamlNode *t, *elements;
 

@@ -266,17 +266,18 @@ km_cnoid_item_file_path (KmItemIo         *io,
   return km_cnoid_shown_path (io, reference, path);
 }
 
-/* Whether @message starts with "FILE:LINE:COLUMN: " and FILE (read, as every model is,
- * under the path the message shows) is there: a folder, or a file without permission to
- * read, and not a missing file. */
+/* Whether @message starts with "FILE:LINE:COLUMN: " (or "FILE: ") for a FILE other than
+ * @project's: a message about a file the project names (its model, a missing file). */
 static gboolean
-located_in_existing_file (const char *message)
+located_in_other_file (const char *message,
+                       const char *project,
+                       gboolean    with_line)
 {
   g_autofree char *file = NULL;
   KmSourcePos pos = { 0, 0 };
 
-  return km_parse_read_location (message, &file, &pos, NULL) && pos.line > 0 &&
-         g_file_test (file, G_FILE_TEST_EXISTS);
+  return km_parse_read_location (message, &file, &pos, NULL) && (pos.line > 0 || !with_line)
+         && strcmp (file, project) != 0;
 }
 
 void
@@ -292,12 +293,12 @@ km_cnoid_report_file_error (KmItemIo         *io,
   g_return_if_fail (KM_IS_ITEM (item));
   g_return_if_fail (error != NULL);
 
-  /* A file that is there but cannot be read (a folder) says so at its start ("FILE:1:1:
-   * cannot read the file: …", km_format_load_model_file): chained like any error inside
-   * it, not written after the project's location on one line. A missing file is a
-   * problem of the reference. */
+  /* A file that cannot be read, missing or there (a folder), says so at its start
+   * ("FILE:1:1: cannot read the file: …", km_format_load_model_file): chained like any
+   * error inside it (DESIGN.md, "Error locations": the innermost file first), not written
+   * after the project's location on one line. */
   if (at == NULL || error->domain != KM_PARSE_ERROR ||
-      (error->code == KM_PARSE_ERROR_IO && !located_in_existing_file (error->message)))
+      !located_in_other_file (error->message, io->file, TRUE))
     {
       km_item_io_problem (io, item, at, error->message);
       return;
@@ -341,6 +342,35 @@ collect_warning_cb (const char *message,
                     gpointer    user_data)
 {
   g_ptr_array_add (user_data, g_strdup (message));
+}
+
+/* Where an item names the file it loads, while it loads it. */
+typedef struct
+{
+  GPtrArray   *messages;
+  const char  *project;   /* the project file, as given */
+  KmSourcePos  site;      /* of the item's file reference */
+} IncludeSite;
+
+/* A warning about the file an item loads (its model's "FILE:LINE:COLUMN: …"), with
+ * "included from" where the project names it, as a sub-project's (DESIGN.md, "Error
+ * locations"); one about the project itself as it is. */
+static void
+collect_included_warning_cb (const char *message,
+                             gpointer    user_data)
+{
+  IncludeSite *site = user_data;
+  g_autofree char *shown = NULL;
+
+  if (!located_in_other_file (message, site->project, FALSE))
+    {
+      g_ptr_array_add (site->messages, g_strdup (message));
+      return;
+    }
+  shown = km_parse_shown_file (site->project);
+  g_ptr_array_add (site->messages, g_strdup_printf ("%s\nincluded from %s:%u:%u", message,
+                                                    shown, site->site.line,
+                                                    MAX (site->site.column, 1)));
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -721,6 +751,29 @@ keep_verbatim (LoadContext *ctx,
   return item;
 }
 
+/* km_item_restore(), the warnings of a file the item loads (a model) located as coming
+ * from where @data names it. */
+static gboolean
+restore_item (LoadContext       *ctx,
+              KmItem            *item,
+              const KmYamlNode  *data,
+              GError           **error)
+{
+  static const char * const file_keys[] = { "file", "filename", NULL };
+  KmYamlNode *file_node = data != NULL && km_yaml_node_get_kind (data) == KM_YAML_MAPPING
+                          ? km_yaml_mapping_lookup_any (data, file_keys) : NULL;
+  IncludeSite site = { ctx->io.messages, ctx->io.file, { 0, 0 } };
+  gboolean restored;
+
+  if (file_node == NULL || ctx->io.messages == NULL)
+    return km_item_restore (item, data, &ctx->io, error);
+  site.site = km_yaml_node_get_pos (file_node);
+  km_parse_warnings_push (collect_included_warning_cb, &site);
+  restored = km_item_restore (item, data, &ctx->io, error);
+  km_parse_warnings_pop ();
+  return restored;
+}
+
 static KmItem *
 load_item (LoadContext *ctx,
            KmItem      *parent,
@@ -784,7 +837,7 @@ load_item (LoadContext *ctx,
         }
       if (KM_IS_IK_ANIMATION_ITEM (item))
         km_cnoid_set_item_text (item, ctx->text);
-      restored = km_item_restore (item, h.data, &ctx->io, &error);
+      restored = restore_item (ctx, item, h.data, &error);
       km_cnoid_set_item_text (item, NULL);
       if (restored && frames_table_read (item, h.data))
         ctx->n_used++;

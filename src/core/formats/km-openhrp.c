@@ -497,10 +497,12 @@ add_joint (Reader          *r,
   return TRUE;
 }
 
-/* The root Joint: the first Humanoid's humanoidBody, else the first top-level Joint. */
+/* The root Joint: the first Humanoid's humanoidBody, else the first top-level Joint.
+ * @humanoid: the Humanoid it is in, NULL for a top-level Joint. */
 static KmVrmlNode *
-find_root (Reader  *r,
-           GError **error)
+find_root (Reader      *r,
+           KmVrmlNode **humanoid,
+           GError     **error)
 {
   GPtrArray *roots = _km_vrml_doc_get_roots (r->doc);
   KmVrmlNode *top_joint = NULL;
@@ -539,6 +541,7 @@ find_root (Reader  *r,
                               _("expected a Joint in the Humanoid's humanoidBody"));
           return NULL;
         }
+      *humanoid = node;
       return found;
     }
   if (top_joint == NULL)
@@ -546,6 +549,33 @@ find_root (Reader  *r,
                         _("expected a Humanoid node (or a Joint) of the OpenHRP model "
                           "format"));
   return top_joint;
+}
+
+/* The model's name, kept for writers (a .body's "name", a URDF robot name), as
+ * Choreonoid's VRML loader names the body: the Humanoid's name field, else its DEF name;
+ * without either (or a Humanoid), the file's stem, as for a .body without a name. Not
+ * the root Joint's name, which the writers fall back on for a model without a name. */
+static void
+set_model_name (Reader     *r,
+                KmVrmlNode *humanoid)
+{
+  const char *name = NULL;
+
+  if (humanoid != NULL)
+    name = first_string (_km_vrml_doc_field (r->doc, humanoid, "name"));
+  if ((name == NULL || *name == '\0') && humanoid != NULL)
+    name = humanoid->def;
+  if (name != NULL && *name != '\0')
+    km_skeleton_builder_set_model_name (r->builder, name);
+  else
+    {
+      g_autofree char *stem = g_path_get_basename (r->path);
+      char *dot = strrchr (stem, '.');
+
+      if (dot != NULL && dot != stem)
+        *dot = '\0';
+      km_skeleton_builder_set_model_name (r->builder, stem);
+    }
 }
 
 /**
@@ -569,7 +599,7 @@ km_openhrp_load (const char  *path,
   g_autoptr(GHashTable) warned = NULL;
   g_autoptr(GError) build_error = NULL;
   KmSkeletonProblem problem = { 0 };
-  KmVrmlNode *root;
+  KmVrmlNode *root, *humanoid = NULL;
   KmAffine identity;
   KmSkeleton *skel;
   Reader r = { 0 };
@@ -593,9 +623,10 @@ km_openhrp_load (const char  *path,
   warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   r = (Reader) { path, doc, builder, joint_pos, visited, warned, 0 };
 
-  root = find_root (&r, error);
+  root = find_root (&r, &humanoid, error);
   if (root == NULL)
     return NULL;
+  set_model_name (&r, humanoid);
   _km_affine_identity (&identity);
   if (!add_joint (&r, root, NULL, &identity, root->pos, 0, error))
     return NULL;

@@ -31,8 +31,8 @@
  *   world link and a floating joint), has that child written as the floating joint; any
  *   other free root becomes a floating joint of its name, with its pose (its offset and
  *   rotation, a .body root's initial place) as origin, below a new link ROOT_base (noted),
- *   which reads back as a free root ROOT_base and a fixed joint ROOT at that pose, and is
- *   then written the first way (the same text again);
+ *   which km_urdf_load recognises and reads back as the free root ROOT at that pose (the
+ *   same joints), written the same way again (the same text);
  * - links keep their names (KmJoint.link_name: the URDF child link a joint was read from,
  *   the root link for the root); a joint without one moves a link of its own name (links
  *   and joints are separate name spaces in URDF), and a link name that two joints share
@@ -375,6 +375,19 @@ mesh_has_own_color (const KmShape *shape)
          shape->color.a != file.a;
 }
 
+/* A scale as written: a factor within a few ulps of 1 (what taking a rotating VRML
+ * Transform's matrix apart leaves: 0.9999999999999999) is 1. */
+static KmVec3
+written_scale (KmVec3 scale)
+{
+  double v[3] = { scale.x, scale.y, scale.z };
+
+  for (guint i = 0; i < 3; i++)
+    if (fabs (v[i] - 1) < 1e-12)
+      v[i] = 1;
+  return km_vec3 (v[0], v[1], v[2]);
+}
+
 static void
 append_visual (GString       *out,
                GPtrArray     *notes,
@@ -385,7 +398,7 @@ append_visual (GString       *out,
 {
   g_autofree char *material = NULL;
   KmTransform origin = shape->transform;
-  KmVec3 s = shape->scale;
+  KmVec3 s = written_scale (shape->scale);
   g_autofree char *geometry = NULL;
   GString *g;
 
@@ -449,7 +462,7 @@ append_visual (GString       *out,
           if (shape->uri_part > 0)
             return;
           origin = shape->uri_transform;
-          s = shape->uri_scale;
+          s = written_scale (shape->uri_scale);
         }
       if (shape->uri != NULL)
         {

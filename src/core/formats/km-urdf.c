@@ -1202,16 +1202,30 @@ set_link_name (KmSkeletonBuilder *builder,
     km_skeleton_builder_set_link_name (builder, joint, link);
 }
 
+/* The URDF joint that became the builder's joint @index (not the root), NULL for none. */
+static UrdfJoint *
+joint_at (Parser *p,
+          guint   index)
+{
+  for (guint i = 0; index > 0 && i < p->joints->len; i++)
+    {
+      UrdfJoint *j = g_ptr_array_index (p->joints, i);
+
+      if (j->index == index)
+        return j;
+    }
+  return NULL;
+}
+
 static KmSourcePos
 problem_pos (Parser            *p,
              const KmSkeletonProblem *problem,
              UrdfLink          *root)
 {
-  UrdfJoint *j;
+  UrdfJoint *j = joint_at (p, problem->joint);
 
-  if (problem->joint == 0 || problem->joint > p->joints->len)
+  if (j == NULL)
     return root ? root->pos : (KmSourcePos) { 1, 1 };
-  j = g_ptr_array_index (p->joints, problem->joint - 1);
   switch (problem->field)
     {
     case KM_JOINT_FIELD_TYPE:
@@ -1404,11 +1418,36 @@ mimic_unlinked (guint       joint,
   Parser *p = user_data;
   const UrdfJoint *j;
 
-  if (joint == 0 || joint > p->joints->len)
+  if ((j = joint_at (p, joint)) == NULL)
     return;
-  j = g_ptr_array_index (p->joints, joint - 1);
   km_parse_warning (p->path, j->mimic != NULL ? j->mimic_pos : j->pos,
                     _("%s; joint “%s” moves on its own"), reason, j->name);
+}
+
+/* Whether @root and its floating joint @j are what km_urdf_to_string() writes for a free
+ * root ROOT placed in the world: a link ROOT_base with no visual whose only joint is the
+ * floating joint ROOT to the link ROOT. That reads back as the free root ROOT at the
+ * joint's origin (same joints, same names); any other floating base (say from a link
+ * "world") makes its root link the free root and the joint fixed. */
+static gboolean
+is_placed_free_root (Parser         *p,
+                     const UrdfLink *root,
+                     const UrdfJoint *j)
+{
+  g_autofree char *base = g_strconcat (j->name, "_base", NULL);
+
+  if (!g_str_equal (j->type, "floating") || !g_str_equal (j->child, j->name) ||
+      !g_str_equal (root->name, base) || root->visuals->len > 0)
+    return FALSE;
+  for (guint i = 0; i < p->joints->len; i++)
+    {
+      const UrdfJoint *other = g_ptr_array_index (p->joints, i);
+
+      if (other != j && (g_str_equal (other->parent, root->name) ||
+                         g_str_equal (other->name, j->name)))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 static KmSkeleton *
@@ -1425,6 +1464,7 @@ build (Parser               *p,
   KmSkeletonProblem problem = { 0 };
   UrdfLink *root = NULL;
   UrdfJoint *free_base = NULL;
+  UrdfJoint *placed_root = NULL;
   g_autofree char *root_joint = NULL;
   KmSkeleton *skel;
 
@@ -1530,27 +1570,46 @@ build (Parser               *p,
           g_str_equal (j->parent, root->name))
         free_base = j;
     }
-  /* Links and joints have names of their own in URDF: a joint may be called like the
-   * root link. The root joint then takes the first of NAME_root, NAME_root_2, … that no
-   * joint has. */
-  for (guint i = 0; i < p->joints->len; i++)
-    g_hash_table_add (joint_names, ((UrdfJoint *) g_ptr_array_index (p->joints, i))->name);
-  root_joint = g_strdup (root->name);
-  for (guint n = 1; g_hash_table_contains (joint_names, root_joint); n++)
+  if (free_base != NULL && is_placed_free_root (p, root, free_base))
     {
-      g_free (root_joint);
-      root_joint = n == 1 ? g_strdup_printf ("%s_root", root->name)
-                          : g_strdup_printf ("%s_root_%u", root->name, n);
+      /* Kinema's own free root placed in the world: the free root itself, at the joint's
+       * origin, with the joint's name (which no other joint has). */
+      placed_root = free_base;
+      placed_root->index = 0;
+      root_joint = g_strdup (placed_root->name);
     }
-  if (!g_str_equal (root_joint, root->name))
-    km_parse_warning (p->path, root->pos,
-                      _("a joint is called “%s” like the root link: the root is called “%s”"),
-                      root->name, root_joint);
+  else
+    {
+      /* Links and joints have names of their own in URDF: a joint may be called like the
+       * root link. The root joint then takes the first of NAME_root, NAME_root_2, … that
+       * no joint has. */
+      for (guint i = 0; i < p->joints->len; i++)
+        g_hash_table_add (joint_names, ((UrdfJoint *) g_ptr_array_index (p->joints, i))->name);
+      root_joint = g_strdup (root->name);
+      for (guint n = 1; g_hash_table_contains (joint_names, root_joint); n++)
+        {
+          g_free (root_joint);
+          root_joint = n == 1 ? g_strdup_printf ("%s_root", root->name)
+                              : g_strdup_printf ("%s_root_%u", root->name, n);
+        }
+      if (!g_str_equal (root_joint, root->name))
+        km_parse_warning (p->path, root->pos,
+                          _("a joint is called “%s” like the root link: the root is called "
+                            "“%s”"), root->name, root_joint);
+    }
   km_skeleton_builder_add_joint (builder, root_joint,
                                  free_base ? KM_JOINT_FREE : KM_JOINT_FIXED, NULL);
   km_skeleton_builder_set_root_name (builder, root_joint);
   km_skeleton_builder_set_model_name (builder, p->robot_name);
-  set_link_name (builder, 0, root->name);
+  if (placed_root != NULL)
+    {
+      set_link_name (builder, 0, placed_root->child);
+      km_skeleton_builder_set_offset (builder, 0, placed_root->xyz);
+      if (placed_root->has_rotation)
+        km_skeleton_builder_set_rotation (builder, 0, placed_root->rotation);
+    }
+  else
+    set_link_name (builder, 0, root->name);
   for (guint i = 0; i < p->joints->len; i++)
     {
       UrdfJoint *j = g_ptr_array_index (p->joints, i);
@@ -1559,6 +1618,8 @@ build (Parser               *p,
       KmJointType type;
       guint index;
 
+      if (j == placed_root)
+        continue;
       if (g_str_equal (j->type, "revolute") || g_str_equal (j->type, "continuous"))
         type = KM_JOINT_REVOLUTE;
       else if (g_str_equal (j->type, "prismatic"))
