@@ -37,7 +37,43 @@ insert_before_summary (GString    *out,
   g_string_insert (out, (gssize) at, lines);
 }
 
-/* For a model: one line per body handler it names (what became of it). */
+/*
+ * Appends @set's lines (km_body_handler_set_describe()), each located as `validate` and
+ * `solve` locate them: "FILE:LINE:COLUMN: " where the model names the handler, else
+ * @fallback and ": " (nullable: no prefix then); @prefix (nullable) then comes before
+ * "handler NAME: …". The prefixes are never translated.
+ */
+static void
+append_located_handlers (const KmBodyHandlerSet *set,
+                         const char             *fallback,
+                         const char             *prefix,
+                         GString                *out)
+{
+  g_autoptr(GString) described = g_string_new (NULL);
+  g_auto(GStrv) split = NULL;
+  guint n_reports = km_body_handler_set_get_n_reports (set);
+
+  km_body_handler_set_describe (set, described);
+  split = g_strsplit (described->str, "\n", -1);
+  /* One line per report, in order. */
+  for (guint i = 0; split[i] != NULL; i++)
+    if (split[i][0] != '\0')
+      {
+        const KmBodyHandlerReport *r = i < n_reports ? km_body_handler_set_get_report (set, i)
+                                                     : NULL;
+        const char *where = r != NULL && r->location != NULL ? r->location : fallback;
+
+        if (where != NULL)
+          g_string_append_printf (out, "%s: ", where);
+        if (prefix != NULL)
+          g_string_append_printf (out, "%s: ", prefix);
+        g_string_append_printf (out, "%s\n", split[i]);
+      }
+}
+
+/* For a model: one line per body handler it names (what became of it), located where the
+ * model names it ("FILE:LINE:COLUMN: handler NAME: …"; "FILE: handler …" when that is not
+ * known). */
 static void
 describe_handlers (const char *path,
                    gpointer    result,
@@ -46,10 +82,11 @@ describe_handlers (const char *path,
   g_autoptr(KmBodyHandlerSet) set = NULL;
   g_autoptr(GString) lines = g_string_new (NULL);
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *shown = km_parse_shown_file (path);
 
   set = km_body_handler_loader_attach (km_body_handler_loader_get_default (), result, NULL,
                                        dir);
-  km_body_handler_set_describe (set, lines);
+  append_located_handlers (set, shown, NULL, lines);
   insert_before_summary (out, lines->str);
 }
 
@@ -59,17 +96,10 @@ describe_item_handlers (gpointer item,
 {
   GString *lines = user_data;
   KmBodyHandlerSet *set;
-  g_autoptr(GString) described = NULL;
-  g_auto(GStrv) split = NULL;
 
   if (!KM_IS_BODY_ITEM (item) || (set = km_body_item_get_body_handlers (item)) == NULL)
     return;
-  described = g_string_new (NULL);
-  km_body_handler_set_describe (set, described);
-  split = g_strsplit (described->str, "\n", -1);
-  for (guint i = 0; split[i] != NULL; i++)
-    if (split[i][0] != '\0')
-      g_string_append_printf (lines, "%s: %s\n", km_item_get_name (KM_ITEM (item)), split[i]);
+  append_located_handlers (set, NULL, km_item_get_name (KM_ITEM (item)), lines);
 }
 
 /* For a project: the same lines for each body's handlers, each after the body's name

@@ -13,6 +13,7 @@
 
 #include "km-body-handler.h"
 #include "km-ik-job.h"
+#include "km-skeleton-edit.h"
 
 #define MAX_INSTANCE_SIZE ((gsize) 64 * 1024 * 1024)
 #define MAX_NAME_LENGTH   255
@@ -949,19 +950,192 @@ km_body_handler_ik_hook_free (KmBodyHandlerIkHook *hook)
   g_free (hook);
 }
 
+/* The step a linked joint's derivative is probed with (rad or m). */
+#define LINK_PROBE_STEP 1e-5
+
+/* Whether a handler may link @j in the solver's terms: a 1-DOF revolute or prismatic
+ * joint that neither follows nor leads a link the model itself declares (a URDF mimic). */
+static gboolean
+linkable_joint (const KmSkeleton *skel,
+                guint             j)
+{
+  const KmJoint *joints = km_skeleton_get_joints (skel);
+  guint n = km_skeleton_get_n_joints (skel);
+
+  if ((joints[j].type != KM_JOINT_REVOLUTE && joints[j].type != KM_JOINT_PRISMATIC) ||
+      joints[j].n_dof != 1 || joints[j].dof_index < 0 || joints[j].mimic >= 0)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (joints[i].mimic == (int) j)
+      return FALSE;
+  return TRUE;
+}
+
+/* How DOF @d's re-synced values answer a move of DOF @m from @q0 (synced): @dq holds, for
+ * every DOF, the derivative of its re-synced value by q[@m], by central differences (one
+ * sided at a limit). @probe is a clone: the caller's set and values are never touched. */
+static void
+probe_link (KmBodyHandlerSet *probe,
+            const double     *q0,
+            guint             m,
+            double           *dq)
+{
+  guint n_dof = probe->view->view.n_dof;
+  double lo = probe->view->lower[m], hi = probe->view->upper[m];
+  double a = q0[m] - LINK_PROBE_STEP, b = q0[m] + LINK_PROBE_STEP;
+  g_autofree double *qa = g_memdup2 (q0, MAX (n_dof, 1) * sizeof (double));
+  g_autofree double *qb = g_memdup2 (q0, MAX (n_dof, 1) * sizeof (double));
+
+  if (a < lo)
+    a = q0[m];
+  if (b > hi)
+    b = q0[m];
+  qa[m] = a;
+  qb[m] = b;
+  km_body_handler_set_apply_linked (probe, -1, 0.0, qa);
+  km_body_handler_set_apply_linked (probe, -1, 0.0, qb);
+  for (guint d = 0; d < n_dof; d++)
+    dq[d] = b > a ? (qb[d] - qa[d]) / (b - a) : 0.0;
+}
+
+/*
+ * The problem's skeleton with the links of @probe's handlers as the solver's own linked
+ * (mimic) joints, q_f = ratio · q_m + offset, so that IK varies a master that drives a
+ * linked joint on the chain (ClosedLinkSample's J3 follows J0, off J3's chain) and folds a
+ * follower into its master on the chain (J1 = -J0) rather than moving it alone, which the
+ * re-sync would then undo. The handlers give values, not links: a re-sync (master -1) of
+ * the seed, moved a little at one joint, tells which joints it keeps (the masters) and
+ * which it sets (the followers), and how much each follower moves with each master (the
+ * ratio, linearised at the seed; the re-sync after the solve makes the coupling exact).
+ * A follower driven by more than one master, or not at all, stays a joint of its own.
+ * NULL when no linked joint is on the problem's path (then nothing changes for the
+ * solver).
+ */
+static KmSkeleton *
+skeleton_with_links (KmBodyHandlerSet  *probe,
+                     const KmIkProblem *problem)
+{
+  KmSkeleton *skel = probe->view->skeleton;
+  const KmJoint *joints = km_skeleton_get_joints (skel);
+  guint n_joints = km_skeleton_get_n_joints (skel), n_dof = probe->view->view.n_dof;
+  g_autofree double *q0 = NULL;
+  g_autofree double *dq = NULL;
+  g_autofree int *master = NULL;
+  g_autofree double *ratio = NULL;
+  g_autofree gboolean *linked = NULL;
+  g_autofree gboolean *follows = NULL;
+  KmSkeleton *result;
+  gboolean on_path = FALSE;
+
+  if (!km_body_handler_set_has_linked_joints (probe) || problem->effector < 0 ||
+      (guint) problem->effector >= n_joints || problem->n_dof != n_dof)
+    return NULL;
+  linked = g_new0 (gboolean, n_joints);
+  for (guint j = 0; j < n_joints; j++)
+    linked[j] = km_body_handler_set_is_linked_joint (probe, (int) j) && linkable_joint (skel, j);
+  for (int j = problem->effector; j >= 0 && j != problem->base; j = joints[j].parent)
+    on_path = on_path || linked[j];
+  if (!on_path)
+    return NULL;
+
+  q0 = g_memdup2 (problem->seed, MAX (n_dof, 1) * sizeof (double));
+  km_body_handler_set_apply_linked (probe, -1, 0.0, q0);
+  dq = g_new (double, MAX (n_dof, 1));
+  follows = g_new0 (gboolean, n_joints);
+  for (guint j = 0; j < n_joints; j++)
+    if (linked[j])
+      {
+        int d = joints[j].dof_index;
+
+        /* A joint the re-sync sets does not keep its own move. */
+        probe_link (probe, q0, (guint) d, dq);
+        follows[j] = fabs (dq[d] - 1.0) > 0.5;
+      }
+  master = g_new (int, n_joints);
+  ratio = g_new0 (double, n_joints);
+  for (guint j = 0; j < n_joints; j++)
+    master[j] = follows[j] ? -1 : -2;   /* -2: no follower; -3: more than one master */
+  for (guint m = 0; m < n_joints; m++)
+    {
+      if (!linked[m] || follows[m])
+        continue;
+      probe_link (probe, q0, (guint) joints[m].dof_index, dq);
+      for (guint f = 0; f < n_joints; f++)
+        {
+          double r = follows[f] ? dq[joints[f].dof_index] : 0.0;
+
+          if (!isfinite (r) || fabs (r) < 1e-9)
+            continue;
+          master[f] = master[f] == -1 ? (int) m : -3;
+          ratio[f] = r;
+        }
+    }
+
+  result = km_skeleton_ref (skel);
+  for (guint f = 0; f < n_joints; f++)
+    {
+      int m = master[f];
+      double offset;
+      KmSkeleton *next;
+
+      if (m < 0)
+        continue;
+      offset = q0[joints[f].dof_index] - ratio[f] * q0[joints[m].dof_index];
+      next = km_skeleton_edit_set_mimic (result, f, m, ratio[f], offset, NULL);
+      /* One the skeleton cannot take (its limits) stays a joint of its own. */
+      if (next == NULL)
+        continue;
+      km_skeleton_unref (result);
+      result = next;
+    }
+  if (result == skel || km_skeleton_get_n_dof (result) != n_dof)
+    {
+      km_skeleton_unref (result);
+      return NULL;
+    }
+  return result;
+}
+
+/**
+ * km_body_handler_ik_hook_install:
+ *
+ * Also, when a joint the handlers link is on the problem's path, the problem's skeleton
+ * becomes a copy of it with those links as linked (mimic) joints (see
+ * skeleton_with_links()): the solver then moves the masters that drive them, off the
+ * path too, as it does for a URDF's mimic joints. That is independent of the return value,
+ * which tells only of the analytic IK. The probing runs on a clone of the hook's set and a
+ * copy of the seed: nothing the caller shows is touched.
+ */
 gboolean
 km_body_handler_ik_hook_install (KmBodyHandlerIkHook *hook,
                                  KmIkProblem         *problem)
 {
+  g_autoptr(KmBodyHandlerSet) probe = NULL;
+  KmSkeleton *with_links;
+  gboolean analytic;
+
   g_return_val_if_fail (hook != NULL, FALSE);
   g_return_val_if_fail (problem != NULL, FALSE);
 
-  if (problem->skeleton != hook->set->view->skeleton ||
-      !km_body_handler_set_covers_path (hook->set, problem->base, problem->effector))
+  if (problem->skeleton != hook->set->view->skeleton)
     return FALSE;
-  problem->analytic = km_body_handler_ik_analytic;
-  problem->analytic_data = hook;
-  return TRUE;
+  analytic = km_body_handler_set_covers_path (hook->set, problem->base, problem->effector);
+  if (analytic)
+    {
+      problem->analytic = km_body_handler_ik_analytic;
+      problem->analytic_data = hook;
+    }
+  if (km_body_handler_set_has_linked_joints (hook->set))
+    {
+      probe = km_body_handler_set_clone (hook->set);
+      with_links = skeleton_with_links (probe, problem);
+      if (with_links != NULL)
+        {
+          km_skeleton_unref (problem->skeleton);
+          problem->skeleton = with_links;
+        }
+    }
+  return analytic;
 }
 
 /**
@@ -1081,6 +1255,44 @@ km_body_handler_set_apply_linked (KmBodyHandlerSet *self,
   return changed;
 }
 
+/* The frames of [@first, @first + @n) that a re-sync of @animation covers, @n clipped to
+ * the animation; FALSE when there is nothing to re-sync (no linked joints, another
+ * skeleton's animation, a range past the end). */
+static gboolean
+linked_frame_range (const KmBodyHandlerSet *self,
+                    const KmAnimation      *animation,
+                    guint                   first,
+                    guint                  *n)
+{
+  guint n_frames;
+
+  if (!km_body_handler_set_has_linked_joints (self) ||
+      km_animation_get_n_dof (animation) != self->view->view.n_dof)
+    return FALSE;
+  n_frames = km_animation_get_n_frames (animation);
+  if (first >= n_frames)
+    return FALSE;
+  *n = MIN (*n, n_frames - first);
+  return TRUE;
+}
+
+/* The per-frame step of a re-sync: frame @f's values, copied into @row (n_dof values),
+ * re-synced from the linked joints' masters and stored back when they changed. Returns
+ * whether they did; @row then holds the frame's new values. */
+static gboolean
+resync_frame (KmBodyHandlerSet *self,
+              KmAnimation      *animation,
+              guint             f,
+              double           *row)
+{
+  memcpy (row, km_animation_get_frame (animation, f),
+          self->view->view.n_dof * sizeof (double));
+  if (!km_body_handler_set_apply_linked (self, -1, 0.0, row))
+    return FALSE;
+  km_animation_set_frame (animation, f, row);
+  return TRUE;
+}
+
 /**
  * km_body_handler_set_apply_linked_frames:
  * @self: this thread's set (km_body_handler_set_clone() on a worker)
@@ -1102,30 +1314,18 @@ km_body_handler_set_apply_linked_frames (KmBodyHandlerSet *self,
                                          guint             first,
                                          guint             n)
 {
-  guint n_dof, n_frames, changed = 0;
+  guint changed = 0;
   g_autofree double *row = NULL;
 
   g_return_val_if_fail (self != NULL, 0);
   g_return_val_if_fail (animation != NULL, 0);
 
-  n_dof = self->view->view.n_dof;
-  if (!km_body_handler_set_has_linked_joints (self) ||
-      km_animation_get_n_dof (animation) != n_dof)
+  if (!linked_frame_range (self, animation, first, &n))
     return 0;
-  n_frames = km_animation_get_n_frames (animation);
-  if (first >= n_frames)
-    return 0;
-  n = MIN (n, n_frames - first);
-  row = g_new (double, MAX (n_dof, 1));
+  row = g_new (double, MAX (self->view->view.n_dof, 1));
   for (guint f = first; f < first + n; f++)
-    {
-      memcpy (row, km_animation_get_frame (animation, f), n_dof * sizeof (double));
-      if (km_body_handler_set_apply_linked (self, -1, 0.0, row))
-        {
-          km_animation_set_frame (animation, f, row);
-          changed++;
-        }
-    }
+    if (resync_frame (self, animation, f, row))
+      changed++;
   return changed;
 }
 
@@ -1171,13 +1371,9 @@ km_body_handler_set_apply_linked_solved (KmBodyHandlerSet    *self,
   g_return_val_if_fail (animation != NULL, 0);
 
   n_dof = self->view->view.n_dof;
-  if (!km_body_handler_set_has_linked_joints (self) ||
-      km_animation_get_n_dof (animation) != n_dof || problem->n_dof != n_dof)
+  if (problem->n_dof != n_dof || !linked_frame_range (self, animation, first, &n))
     return 0;
   n_frames = km_animation_get_n_frames (animation);
-  if (first >= n_frames)
-    return 0;
-  n = MIN (n, n_frames - first);
   aimed = km_ik_problem_copy (problem);
   km_ik_problem_use_track (aimed, track);
   position_only = km_target_track_get_position_only (track);
@@ -1189,10 +1385,8 @@ km_body_handler_set_apply_linked_solved (KmBodyHandlerSet    *self,
       KmVec3 pos;
       KmQuat rot;
 
-      memcpy (row, km_animation_get_frame (animation, f), n_dof * sizeof (double));
-      if (!km_body_handler_set_apply_linked (self, -1, 0.0, row))
+      if (!resync_frame (self, animation, f, row))
         continue;
-      km_animation_set_frame (animation, f, row);
       changed++;
       /* A frame the solve left without a residual (a seed row) stays without one. */
       if (f >= n_measured || !km_animation_get_residual (animation, f, NULL, NULL))

@@ -168,7 +168,10 @@ KmBodyHandlerIkHook *km_body_handler_ik_hook_new          (KmBodyHandlerSet    *
                                                            int                  configuration);
 void                 km_body_handler_ik_hook_free         (KmBodyHandlerIkHook *hook);
 /* Sets problem->analytic / analytic_data when a handler covers the problem's path;
- * returns whether it did. */
+ * returns whether it did. Whatever it returns, when a joint the handlers link is on the
+ * path, problem->skeleton becomes a copy of the model with those links as linked (mimic)
+ * joints (probed on a clone of the set, at the seed), so that the solver moves the
+ * masters that drive them, off the path too; the DOFs stay the model's. */
 gboolean             km_body_handler_ik_hook_install      (KmBodyHandlerIkHook *hook,
                                                            KmIkProblem         *problem);
 gboolean             km_body_handler_ik_analytic          (const KmIkProblem   *problem,

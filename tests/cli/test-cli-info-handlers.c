@@ -94,12 +94,14 @@ static void
 test_info_attached (void)
 {
   g_autofree char *dir = handler_dir ();
-  struct { const char *model; const char *name; const char *ifaces; const char *summary; }
+  /* Each line located where the model names the handler, as `validate` and `solve` say. */
+  struct { const char *model; const char *at; const char *name; const char *ifaces;
+           const char *summary; }
   cases[] = {
-    { "ur5-analytic.json", "UR5AnalyticIkHandler", "joint-path", "joints=8 dof=6" },
-    { "choreonoid/ClosedLinkSample.body", "ClosedLinkSampleHandler", "linked-joints",
+    { "ur5-analytic.json", "4:20", "UR5AnalyticIkHandler", "joint-path", "joints=8 dof=6" },
+    { "choreonoid/ClosedLinkSample.body", "145:16", "ClosedLinkSampleHandler", "linked-joints",
       "joints=4 dof=3" },
-    { "linear-actuator-arm.json", "LinearActuatorSampleHandler", "presentation",
+    { "linear-actuator-arm.json", "4:21", "LinearActuatorSampleHandler", "presentation",
       "joints=3 dof=1" },
   };
 
@@ -108,9 +110,11 @@ test_info_attached (void)
       g_auto(Run) run = { 0 };
       g_autofree char *model = data_path (cases[i].model);
       g_autofree char *tail = NULL;
-      g_autofree char *expected = g_strdup_printf ("handler %s: attached (%s) from %s/%s.so\n%s",
-                                                   cases[i].name, cases[i].ifaces, dir,
-                                                   cases[i].name, cases[i].summary);
+      g_autofree char *expected = g_strdup_printf ("%s:%s: handler %s: attached (%s) from "
+                                                   "%s/%s.so\n%s",
+                                                   model, cases[i].at, cases[i].name,
+                                                   cases[i].ifaces, dir, cases[i].name,
+                                                   cases[i].summary);
 
       run_cli (&run, NULL, "info", "--handler-dir", dir, model, NULL);
       g_assert_cmpint (run.status, ==, 0);
@@ -125,15 +129,22 @@ test_info_not_found (void)
   g_auto(Run) run = { 0 };
   g_autofree char *model = data_path ("choreonoid/features.body");
   g_autofree char *ur5 = data_path ("ur5-analytic.json");
+  g_autofree char *first = g_strdup_printf ("\n%s:7:18: handler FirstHandler: not found: Body "
+                                            "handler FirstHandler not found: no "
+                                            "FirstHandler.so in the trusted handler "
+                                            "directories (", model);
+  g_autofree char *second = g_strdup_printf ("); the model loads without it (numeric IK, "
+                                             "unlinked joints, plain joint values).\n"
+                                             "%s:7:32: handler SecondHandler: not found: ",
+                                             model);
+  g_autofree char *ur5_missing = g_strdup_printf ("%s:4:20: handler UR5AnalyticIkHandler: "
+                                                  "not found: ", ur5);
 
+  /* Located where the model names each handler, as `validate` and `solve` say it. */
   run_cli (&run, NULL, "info", model, NULL);
   g_assert_cmpint (run.status, ==, 0);
-  g_assert_nonnull (strstr (run.out, "\nhandler FirstHandler: not found: Body handler "
-                                     "FirstHandler not found: no FirstHandler.so in the "
-                                     "trusted handler directories ("));
-  g_assert_nonnull (strstr (run.out, "); the model loads without it (numeric IK, unlinked "
-                                     "joints, plain joint values).\nhandler SecondHandler: "
-                                     "not found: "));
+  g_assert_nonnull (strstr (run.out, first));
+  g_assert_nonnull (strstr (run.out, second));
   g_assert_true (g_str_has_suffix (run.out, "plain joint values).\n"
                                             "joints=5 dof=3 free_root=1\n"));
 
@@ -145,7 +156,7 @@ test_info_not_found (void)
     run_cli (&again, NULL, "info", ur5, NULL);
     g_assert_cmpint (again.status, ==, 0);
     tail = tail2 (again.out);
-    g_assert_true (g_str_has_prefix (tail, "handler UR5AnalyticIkHandler: not found: "));
+    g_assert_true (g_str_has_prefix (tail, ur5_missing));
     g_assert_true (g_str_has_suffix (tail, "\njoints=8 dof=6"));
   }
 }
@@ -161,19 +172,22 @@ test_relative_model_path (void)
   const char *refused = "handler handlers/MyHandler: refused: Body handler "
                         "“handlers/MyHandler” refused: a model may name a handler only by "
                         "its name";
-  struct { const char *cwd; const char *file; const char *summary; } cases[] = {
-    { tests_dir, "data/handler-path-crash.json", "\njoints=2 dof=1\n" },
-    { data_dir, "handler-path-crash.json", "\njoints=2 dof=1\n" },
-    { tests_dir, "data/handler-path-crash.body", "\njoints=1 dof=0\n" },
+  /* @at: where the model names the handler, as the path was given. */
+  struct { const char *cwd; const char *file; const char *at; const char *summary; } cases[] = {
+    { tests_dir, "data/handler-path-crash.json", "31:3", "\njoints=2 dof=1\n" },
+    { data_dir, "handler-path-crash.json", "31:3", "\njoints=2 dof=1\n" },
+    { tests_dir, "data/handler-path-crash.body", "3:16", "\njoints=1 dof=0\n" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_auto(Run) run = { 0 };
+      g_autofree char *located = g_strdup_printf ("%s:%s: %s", cases[i].file, cases[i].at,
+                                                  refused);
 
       run_cli (&run, cases[i].cwd, "info", cases[i].file, NULL);
       g_assert_cmpint (run.status, ==, 0);
-      g_assert_nonnull (strstr (run.out, refused));
+      g_assert_nonnull (strstr (run.out, located));
       g_assert_true (g_str_has_suffix (run.out, cases[i].summary));
     }
 
@@ -325,6 +339,51 @@ test_solve_linked_residuals (void)
   g_rmdir (tmp);
 }
 
+/* `solve --effector J3` on ClosedLinkSample meets a reachable target: J3 follows J0, off
+ * J3's chain, and the solver moves J0 for it. It turned J3 alone, which the re-sync (J3 =
+ * J0) undid: the crank tip stayed where it was, 2 · 0.1 · sin (0.25) m off. */
+static void
+test_solve_linked_master (void)
+{
+  g_autofree char *dir = handler_dir ();
+  g_autofree char *model = data_path ("choreonoid/ClosedLinkSample.body");
+  g_autofree char *tmp = km_test_make_tmp_dir ("kinema-handlers-XXXXXX");
+  g_autofree char *targets = g_build_filename (tmp, "crank.json", NULL);
+  g_autofree char *out = g_build_filename (tmp, "cl.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmSkeleton) skel = NULL;
+  g_autoptr(KmAnimation) animation = NULL;
+  g_auto(Run) run = { 0 };
+  const double *q;
+  int d0, d1, d3;
+
+  /* J3's crank tip (0.1 m along its y) at J3 = 0, then at J3 = 0.5 rad. */
+  g_assert_true (g_file_set_contents (targets,
+    "[ { \"frame\": 0, \"pos\": [0.2, 0.12, -0.1], \"euler\": [0, 0, 0],\n"
+    "    \"effector_offset\": [0, 0.1, 0], \"position_only\": true },\n"
+    "  { \"frame\": 1, \"pos\": [0.1520574461395797, 0.12, -0.0877582561890373],\n"
+    "    \"euler\": [0, 0, 0] } ]\n", -1, NULL));
+  run_cli (&run, NULL, "solve", "--handler-dir", dir, model, targets, "--effector", "J3",
+           "-o", out, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_cmpfloat (stat_value (run.out, "max_pos_err="), <, 1e-6);
+  skel = km_format_load_file (model, NULL, NULL, &error);
+  g_assert_no_error (error);
+  animation = km_animation_json_load_file (out, skel, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 2);
+  d0 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J0"))->dof_index;
+  d1 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J1"))->dof_index;
+  d3 = km_skeleton_get_joint (skel, km_skeleton_find_joint (skel, "J3"))->dof_index;
+  q = km_animation_get_frame (animation, 1);
+  g_assert_cmpfloat_with_epsilon (q[d0], 0.5, 1e-5);
+  g_assert_cmpfloat (q[d3], ==, q[d0]);
+  g_assert_cmpfloat (q[d1], ==, -q[d0]);
+  g_remove (out);
+  g_remove (targets);
+  g_rmdir (tmp);
+}
+
 /* `validate` loads the handlers a model names (and takes --handler-dir): each missing,
  * refused or failing one is a warning located where the model names it. */
 static void
@@ -379,7 +438,8 @@ test_validate_handlers (void)
   g_rmdir (tmp);
 }
 
-/* `info` on a project: the handler lines of each body, after the body's name. */
+/* `info` on a project: the handler lines of each body, located where its model names the
+ * handler, then the body's name. */
 static void
 test_info_project (void)
 {
@@ -402,13 +462,14 @@ test_info_project (void)
     "      data:\n"
     "        file: \"%s\"\n"
     "        format: SKELETON-JSON\n", ur5);
+  g_autofree char *expected = g_strdup_printf ("\n%s:4:20: ur5: handler UR5AnalyticIkHandler: "
+                                               "attached (joint-path) from ", ur5);
   g_auto(Run) run = { 0 };
 
   g_assert_true (g_file_set_contents (project, text, -1, NULL));
   run_cli (&run, NULL, "info", "--handler-dir", dir, project, NULL);
   g_assert_cmpint (run.status, ==, 0);
-  g_assert_nonnull (strstr (run.out, "\nur5: handler UR5AnalyticIkHandler: attached (joint-path) "
-                                     "from "));
+  g_assert_nonnull (strstr (run.out, expected));
   g_remove (project);
   g_rmdir (tmp);
 }
@@ -423,6 +484,7 @@ main (int    argc,
   g_test_add_func ("/kinema/cli/info-handlers/solve-linked", test_solve_linked);
   g_test_add_func ("/kinema/cli/info-handlers/solve-linked-residuals",
                    test_solve_linked_residuals);
+  g_test_add_func ("/kinema/cli/info-handlers/solve-linked-master", test_solve_linked_master);
   g_test_add_func ("/kinema/cli/info-handlers/validate-handlers", test_validate_handlers);
   g_test_add_func ("/kinema/cli/info-handlers/info-project", test_info_project);
   g_test_add_func ("/kinema/cli/info-handlers/solve-analytic", test_solve_analytic);
