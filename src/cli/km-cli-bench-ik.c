@@ -209,6 +209,7 @@ km_cli_bench_ik (int    argc,
   g_autofree char *shown_chain = NULL;
   g_autofree char *shown_targets = NULL;
   g_autofree char *shown_name = NULL;
+  g_autofree char *field_targets = NULL;
   g_autofree double *times = NULL;
   g_autofree double *mid = NULL;
   g_autofree double *prev = NULL;
@@ -472,10 +473,11 @@ km_cli_bench_ik (int    argc,
   if (strrchr (chain, '.') != NULL && strrchr (chain, '.') != chain)
     *strrchr (chain, '.') = '\0';
   qsort (times, n, sizeof (double), compare_double);
-  /* Both names one line each, as solve's targets= (km_format_append_value()). Numbers in C
-   * form whatever the locale (g_ascii_formatd(), as `solve` writes its line): key=value
-   * lines are never localised. */
-  shown_name = km_parse_shown_file (chain);
+  /* Both names one field each, as solve's targets= (km_format_append_field(): one line,
+   * no space). Numbers in C form whatever the locale (g_ascii_formatd(), as `solve` writes
+   * its line): key=value lines are never localised. */
+  shown_name = km_format_dup_field (chain);
+  field_targets = km_format_dup_field (argv[2]);
   printf ("solver=kinema chain=%s dof=%u n=%u mode=%s", shown_name,
           km_ik_problem_get_moved_dofs (problem, NULL), n, mode);
   print_number (" success=", "%.4f", n ? (double) n_ok / n : 0.0);
@@ -494,7 +496,7 @@ km_cli_bench_ik (int    argc,
   if (warm)
     printf (" flips=%u turn_flips=%u fail_runs=%u longest_fail_run=%u", flips, turn_flips,
             fail_runs, longest);
-  printf (" targets=%s\n", shown_targets);
+  printf (" targets=%s\n", field_targets);
   km_ik_solution_clear (&sol);
 
   if (animation != NULL && !km_animation_json_save (animation, output, &error))

@@ -59,6 +59,7 @@ static void
 note_targets (const KmModelExtras *extras,
               const char          *to)
 {
+  g_autoptr(GString) first = g_string_new (NULL);
   const char *reason;
   guint n;
 
@@ -71,12 +72,14 @@ note_targets (const KmModelExtras *extras,
     reason = _("a .body file has no IK targets");
   else
     reason = _("skeleton.json has no IK targets");
+  /* The name escaped, as every message quotes one: the note stays one line. */
+  km_format_append_value (first, g_ptr_array_index (extras->target_names, 0));
   /* Translators: the first %s is the first target's name, the second why it is left out
    * ("URDF has no IK targets") */
   fprintf (stderr, g_dngettext (GETTEXT_PACKAGE,
                                 "note: %u IK target (“%s”) is not written: %s\n",
                                 "note: %u IK targets (“%s”, …) are not written: %s\n", n),
-           n, (const char *) g_ptr_array_index (extras->target_names, 0), reason);
+           n, first->str, reason);
 }
 
 /* Whether the pose @extras states is lost in a format that holds no pose but does hold the
@@ -227,13 +230,22 @@ write_model (const KmFormat      *input_format,
     }
   ok = write_model_text (to, skeleton, initial_q, output, notes, &written, error);
   for (guint i = 0; i < notes->len; i++)
-    fprintf (stderr, _("note: %s\n"), (const char *) g_ptr_array_index (notes, i));
+    {
+      /* A writer's note may quote a name as it is ("spherical joint “a<newline>b” …"):
+       * printed as one line whatever it holds. */
+      g_autoptr(GString) note = g_string_new (NULL);
+
+      km_format_append_one_line (note, g_ptr_array_index (notes, i));
+      fprintf (stderr, _("note: %s\n"), note->str);
+    }
   if (!ok)
     return FALSE;
-  /* OUTPUT as messages show a file: one line whatever its name. */
-  shown_output = km_parse_shown_file (output);
-  fprintf (summary, "output=%s format=%s joints=%u dof=%u\n", shown_output, to,
-          km_skeleton_get_n_joints (written), km_skeleton_get_n_dof (written));
+  /* OUTPUT as a key=value line shows a value: one field whatever its name. Counted as
+   * `info OUTPUT` counts them (km_skeleton_json_describe()), the free root too. */
+  shown_output = km_format_dup_field (output);
+  fprintf (summary, "output=%s format=%s joints=%u dof=%u%s\n", shown_output, to,
+           km_skeleton_get_n_joints (written), km_skeleton_get_n_dof (written),
+           km_skeleton_has_free_root (written) ? " free_root=1" : "");
   return TRUE;
 }
 
@@ -247,7 +259,7 @@ write_targets (const KmTargetTrack *track,
 
   if (!km_targets_json_save (track, km_cli_output_path (output), error))
     return FALSE;
-  shown_output = km_parse_shown_file (output);
+  shown_output = km_format_dup_field (output);
   fprintf (summary, "output=%s format=KINEMA-TARGETS-JSON keyframes=%u\n", shown_output,
           km_target_track_get_n_keyframes (track));
   return TRUE;
@@ -268,6 +280,7 @@ write_project (KmProject   *project,
   g_autoptr(GHashTable) ids = NULL;
   g_autoptr(KmYamlNode) tree = NULL;
   g_autofree char *shown_output = NULL;
+  g_autofree char *field_output = NULL;
   guint n_share_dropped = 0;
 
   /* For standard output, paths relative to the current folder (the folder of "-"). */
@@ -284,7 +297,8 @@ write_project (KmProject   *project,
 
       km_cli_print_warning_at (shown_output, message);
     }
-  fprintf (summary, "output=%s format=CNOID-PROJECT\n", shown_output);
+  field_output = km_format_dup_field (output);
+  fprintf (summary, "output=%s format=CNOID-PROJECT\n", field_output);
   return TRUE;
 }
 
@@ -334,7 +348,8 @@ km_cli_convert (int    argc,
     { NULL }
   };
 
-  context = g_option_context_new (N_("INPUT OUTPUT — convert a model to skeleton.json, or rewrite a file"));
+  context = g_option_context_new (N_("INPUT OUTPUT — write a model as URDF, .body or "
+                                     "skeleton.json, or rewrite a targets file or project"));
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   km_cli_add_model_options (context);

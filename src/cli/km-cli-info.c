@@ -176,11 +176,12 @@ describe_targets (const KmModelExtras *extras,
           const double rot[4] = { keyframes[k].orientation.w, keyframes[k].orientation.x,
                                   keyframes[k].orientation.y, keyframes[k].orientation.z };
 
-          /* Names escaped (km_format_append_value()): the line stays one line. */
+          /* Names escaped (km_format_append_field()): the line stays one line and splits
+           * on spaces into its fields. */
           g_string_append (lines, "target=");
-          km_format_append_value (lines, g_ptr_array_index (extras->target_names, i));
+          km_format_append_field (lines, g_ptr_array_index (extras->target_names, i));
           g_string_append (lines, " effector=");
-          km_format_append_value (lines, km_target_track_get_effector (track) != NULL
+          km_format_append_field (lines, km_target_track_get_effector (track) != NULL
                                          ? km_target_track_get_effector (track) : "-");
           g_string_append_printf (lines, " frame=%u pos=", keyframes[k].frame);
           append_numbers (lines, pos, 3);
@@ -196,7 +197,7 @@ describe_targets (const KmModelExtras *extras,
           if (km_target_track_get_base (track) != NULL)
             {
               g_string_append (lines, " base=");
-              km_format_append_value (lines, km_target_track_get_base (track));
+              km_format_append_field (lines, km_target_track_get_base (track));
             }
           g_string_append_c (lines, '\n');
         }
@@ -218,14 +219,12 @@ km_cli_info (int    argc,
   g_autoptr(GString) out = NULL;
   g_autoptr(KmModelExtras) extras = NULL;
   g_autofree char *format_name = NULL;
-  gboolean version = FALSE;
   const KmFormat *format = NULL;
   gpointer result;
   int parsed;
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       N_("Read the file as format NAME instead of detecting it"), N_("NAME") },
-    { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version"), NULL },
     { NULL }
   };
 
@@ -238,18 +237,14 @@ km_cli_info (int    argc,
                                       "states (“initial_pose=Q1,Q2,…”, DOF order, rad and "
                                       "m), one line per IK target it defines (“target=NAME effector=JOINT frame=F "
                                       "pos=X,Y,Z quaternion=W,X,Y,Z”), one line per body "
-                                      "handler it names (“handler NAME: attached (INTERFACES) "
-                                      "from PATH” or “handler NAME: not found|refused|failed: "
-                                      "WHY”), then the summary line “joints=N dof=M”."));
+                                      "handler it names, where it names it "
+                                      "(“FILE:LINE:COLUMN: handler NAME: attached (INTERFACES) "
+                                      "from PATH” or “FILE:LINE:COLUMN: handler NAME: not "
+                                      "found|refused|failed: WHY”), then the summary line “joints=N dof=M”."));
 
   parsed = km_cli_parse_options (context, &argc, &argv);
   if (parsed >= 0)
     return parsed;
-  if (version)
-    {
-      printf ("kinema-cli %s\n", PACKAGE_VERSION);
-      return KM_CLI_EXIT_OK;
-    }
   if (argc != 2)
     return km_cli_usage_error (context, argc < 2 ? _("no file given")
                                                  : _("exactly one file expected"));

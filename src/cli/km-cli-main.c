@@ -77,10 +77,10 @@ print_help (const char *text)
 
 /* Parses options; on an error prints it and returns KM_CLI_EXIT_USAGE, else -1. A help
  * option prints the help and exits (print_help()). */
-int
-km_cli_parse_options (GOptionContext   *context,
-                      int              *argc,
-                      char           ***argv)
+static int
+parse_options (GOptionContext   *context,
+               int              *argc,
+               char           ***argv)
 {
   g_autoptr(GError) error = NULL;
   GPrintFunc old_handler;
@@ -92,6 +92,42 @@ km_cli_parse_options (GOptionContext   *context,
   if (!parsed)
     return km_cli_usage_error (context, error->message);
   return -1;
+}
+
+/* Parses a command's options, with --version, which every command but `version` takes
+ * (README): then prints the version and returns KM_CLI_EXIT_OK, whatever else was given
+ * (as --help does). Else as parse_options(). */
+int
+km_cli_parse_options (GOptionContext   *context,
+                      int              *argc,
+                      char           ***argv)
+{
+  static gboolean version;
+  const GOptionEntry entries[] = {
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version"), NULL },
+    { NULL }
+  };
+  int status;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  version = FALSE;
+  status = parse_options (context, argc, argv);
+  if (status < 0 && version)
+    {
+      printf ("kinema-cli %s\n", PACKAGE_VERSION);
+      return KM_CLI_EXIT_OK;
+    }
+  return status;
+}
+
+/* km_cli_parse_options() without --version, for `version` itself (an option other than
+ * --help is wrong usage there). */
+int
+km_cli_parse_options_plain (GOptionContext   *context,
+                            int              *argc,
+                            char           ***argv)
+{
+  return parse_options (context, argc, argv);
 }
 
 /* For a command that takes no argument (`version`): KM_CLI_EXIT_USAGE after saying so
@@ -130,11 +166,14 @@ km_cli_print_warning_at (const char *location,
 {
   g_return_if_fail (text != NULL);
 
+  /* Not after a progress line's text (a worker's warning while `solve` draws it). */
+  km_cli_progress_hold ();
   if (location != NULL)
     fprintf (stderr, "%s: ", location);
   /* Translators: the word that starts a warning on the command line, as in
    * "model.json:4:3: warning: unknown key “comment” ignored" */
   fprintf (stderr, "%s: %s\n", _("warning"), text);
+  km_cli_progress_release ();
 }
 
 /* A KmParseWarningFunc: loaders' located warnings ("FILE:LINE:COLUMN: message") go to

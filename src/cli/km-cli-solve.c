@@ -771,8 +771,8 @@ print_missed_keys (const SolveItem *item)
 /*
  * The item's stdout line: its summary, or when it failed "error=1". With several items,
  * every line ends in " targets=FILE" (" target=NAME" for a model's own IK targets), the
- * last key, so that a line is never misattributed, not even after a failure, and a
- * value with spaces is still the rest of the line; a single item's line is the summary
+ * last key, so that a line is never misattributed, not even after a failure (its spaces
+ * written \x20: km_format_append_field()); a single item's line is the summary
  * alone.
  */
 static void
@@ -799,7 +799,7 @@ print_result (const SolveItem *item,
   if (item->line_key != NULL)
     {
       g_string_append_printf (line, " %s=", item->line_key);
-      km_format_append_value (line, item->line_value);
+      km_format_append_field (line, item->line_value);
     }
   else if (item->error != NULL)
     return;   /* one item: its message says it all, as it always has */
@@ -1141,7 +1141,8 @@ km_cli_solve (int    argc,
   shared.model_location = model_location;
   g_mutex_init (&shared.mutex);
   g_cond_init (&shared.cond);
-  show_progress = isatty (STDERR_FILENO);
+  /* Erased before any other line and at the end (km-cli-progress.c). */
+  show_progress = km_cli_progress_begin ();
 
   pool = g_thread_pool_new (solve_worker, &shared, jobs, TRUE, NULL);
   for (guint i = 0; i < n_items; i++)
@@ -1155,17 +1156,14 @@ km_cli_solve (int    argc,
       g_cond_wait_until (&shared.cond, &shared.mutex, deadline);
       if (show_progress)
         {
-          fputc ('\r', stderr);
           /* Translators: progress on a terminal; the numbers count files, then frames. */
-          fprintf (stderr, _("Solving: %u of %u files, %u of %u frames…"), shared.n_finished,
-                   n_items, frames_solved (items, n_items),
-                   (guint) g_atomic_int_get (&shared.frames_total));
-          fflush (stderr);
+          km_cli_progress_draw (_("Solving: %u of %u files, %u of %u frames…"),
+                                shared.n_finished, n_items, frames_solved (items, n_items),
+                                (guint) g_atomic_int_get (&shared.frames_total));
         }
     }
   g_mutex_unlock (&shared.mutex);
-  if (show_progress)
-    fputc ('\n', stderr);
+  km_cli_progress_end ();
 
   g_thread_pool_free (pool, FALSE, TRUE);
   g_mutex_clear (&shared.mutex);

@@ -60,13 +60,11 @@ km_cli_validate (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autofree char *format_name = NULL;
-  gboolean version = FALSE;
   int status = KM_CLI_EXIT_OK;
   int parsed;
   const GOptionEntry entries[] = {
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       N_("Read every file as format NAME instead of detecting it"), N_("NAME") },
-    { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Print the version"), NULL },
     { NULL }
   };
 
@@ -85,11 +83,6 @@ km_cli_validate (int    argc,
   parsed = km_cli_parse_options (context, &argc, &argv);
   if (parsed >= 0)
     return parsed;
-  if (version)
-    {
-      printf ("kinema-cli %s\n", PACKAGE_VERSION);
-      return KM_CLI_EXIT_OK;
-    }
   if (argc < 2)
     return km_cli_usage_error (context, _("no file given"));
   parsed = km_cli_check_format (context, format_name);

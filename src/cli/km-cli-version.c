@@ -25,7 +25,7 @@ km_cli_version (int    argc,
   int parsed;
 
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
-  parsed = km_cli_parse_options (context, &argc, &argv);
+  parsed = km_cli_parse_options_plain (context, &argc, &argv);
   if (parsed < 0)
     parsed = km_cli_check_no_arguments (context, argc);
   if (parsed >= 0)

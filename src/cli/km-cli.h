@@ -40,6 +40,9 @@ int   km_cli_usage_error    (GOptionContext *context,
 int   km_cli_parse_options  (GOptionContext *context,
                              int            *argc,
                              char         ***argv);
+int   km_cli_parse_options_plain (GOptionContext *context,
+                                  int            *argc,
+                                  char         ***argv);
 int   km_cli_check_format   (GOptionContext *context,
                              const char     *format_name);
 int   km_cli_check_no_arguments (GOptionContext *context,
@@ -102,6 +105,17 @@ char *km_cli_check_output_file (const char         *output,
                                 guint               kinds,
                                 const char * const *inputs,
                                 gsize               n_inputs);
+/* The progress line on a terminal (km-cli-progress.c): begin (TRUE when stderr is a
+ * terminal, else every call does nothing), draw it over as often as wanted, end (erased).
+ * Anything else printed meanwhile, from any thread, goes between hold (the line erased,
+ * the next draw waiting) and release. */
+gboolean km_cli_progress_begin (void);
+void  km_cli_progress_draw (const char *format,
+                            ...) G_GNUC_PRINTF (1, 2);
+void  km_cli_progress_end (void);
+void  km_cli_progress_hold (void);
+void  km_cli_progress_release (void);
+
 /* "-" as an output: standard output. */
 #define KM_CLI_STDOUT_NAME "-"
 gboolean km_cli_output_is_stdout (const char *output);

@@ -373,8 +373,9 @@ test_escaped_names (void)
   g_autofree char *chain_src = data_path ("ur10.urdf");
   g_autofree char *targets_src = data_path ("ur10-targets.json");
   g_autofree char *dir = km_test_make_tmp_dir ("kinema-bench-names-XXXXXX");
-  g_autofree char *chain = g_build_filename (dir, "u\tr\\10.urdf", NULL);
-  g_autofree char *targets = g_build_filename (dir, "t\nargets.json", NULL);
+  /* A space too: \x20 in a key=value field (review r2, 1), kept in messages. */
+  g_autofree char *chain = g_build_filename (dir, "u\tr\\1 0.urdf", NULL);
+  g_autofree char *targets = g_build_filename (dir, "t\nargets x.json", NULL);
   g_autofree char *contents = NULL;
   g_autofree char *line_chain = NULL;
   g_autofree char *line_targets = NULL;
@@ -389,15 +390,15 @@ test_escaped_names (void)
   g_assert_true (g_file_get_contents (targets_src, &contents, &length, NULL));
   g_assert_true (g_file_set_contents (targets, contents, (gssize) length, NULL));
 
-  line_chain = g_strdup (" chain=u\\tr\\\\10 ");
-  line_targets = g_strdup_printf (" targets=%s/t\\nargets.json\n", dir);
+  line_chain = g_strdup (" chain=u\\tr\\\\1\\x200 ");
+  line_targets = g_strdup_printf (" targets=%s/t\\nargets\\x20x.json\n", dir);
   run_cli (&run, NULL, "bench-ik", "--mode", "cold", chain, targets, NULL);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_nonnull (strstr (run.out, line_chain));
   g_assert_true (g_str_has_suffix (run.out, line_targets));
   g_assert_true (strchr (run.out, '\n') == run.out + strlen (run.out) - 1);
 
-  located = g_strdup_printf ("%s/t\\nargets.json:3:11: expected one target per frame", dir);
+  located = g_strdup_printf ("%s/t\\nargets x.json:3:11: expected one target per frame", dir);
   run_cli (&refused, NULL, "bench-ik", "--mode", "warm", chain, targets, NULL);
   g_assert_cmpint (refused.status, ==, 1);
   if (strstr (refused.err, located) == NULL)

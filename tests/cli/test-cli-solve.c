@@ -2,9 +2,15 @@
  * Copyright 2026 The Kinema authors
  */
 
+/* posix_openpt(), ptsname() */
+#define _GNU_SOURCE
+
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -885,7 +891,8 @@ test_model_targets_lines (void)
   g_assert_true (g_str_has_prefix (lines[0], "frames=1 "));
   g_assert_true (g_str_has_suffix (lines[0], " target=reach"));
   g_assert_true (g_str_has_prefix (lines[1], "frames=1 "));
-  g_assert_true (g_str_has_suffix (lines[1], " target=reach two"));
+  /* The space written \x20 (review r2, 1): one field. */
+  g_assert_true (g_str_has_suffix (lines[1], " target=reach\\x20two"));
   {
     g_autofree char *a = g_build_filename (out, "reach.animation.json", NULL);
     g_autofree char *b = g_build_filename (out, "reach two.animation.json", NULL);
@@ -1952,6 +1959,197 @@ test_output_fifo (void)
   km_test_remove_tree (dir);
 }
 
+/* The targets of data/targets.json, @spacing frames apart, the first keyframe naming the
+ * end effector "Piston" (so that --effector EndEffector warns of it). */
+static char *
+write_spread_targets (const char *dir,
+                      const char *name,
+                      guint       spacing)
+{
+  static const char *const keys[] = {
+    "\"pos\": [0.0, 0.0, 0.0], \"euler\": [0.0, 0.0, 0.0], \"effector\": \"Piston\"",
+    "\"pos\": [1.0, 1.0, 1.0], \"euler\": [90.0, 0.0, 45.0]",
+    "\"pos\": [1.0, -1.0, 1.0], \"euler\": [-90.0, 45.0, 0.0]",
+    "\"pos\": [2.5, 0.0, 1.0], \"euler\": [0.0, 0.0, 0.0]",
+  };
+  g_autoptr(GString) text = g_string_new ("[");
+  char *path = g_build_filename (dir, name, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    g_string_append_printf (text, "%s{\"frame\": %u, %s}", i > 0 ? ", " : "", i * spacing,
+                            keys[i]);
+  g_string_append (text, "]\n");
+  g_assert_true (g_file_set_contents (path, text->str, -1, NULL));
+  return path;
+}
+
+/* Review r2, 1: a targets file's name with a space is one field of its line
+ * (targets=my\x20targets.json), which reads back to the name. */
+static void
+test_targets_field_spaces (void)
+{
+  g_autofree char *model = data_path ("skeleton.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-spaces-XXXXXX");
+  g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
+  g_autofree char *spaced = write_targets (dir, "my targets.json", 2);
+  g_autofree char *plain = write_targets (dir, "b.json", 2);
+  g_autofree char *tail = g_strdup_printf (" targets=%s/my\\x20targets.json", dir);
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+
+  run_cli (&run, NULL, "solve", model, spaced, plain, "-o", out_dir, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  if (!g_str_has_suffix (lines[0], tail))
+    g_error ("“%s” does not end in “%s”", lines[0], tail);
+  km_test_remove_tree (dir);
+}
+
+/* @text as a terminal shows it: "\r" back to the line's start, "\033[K" erases to its
+ * end, "\n" ends a line (other escapes are not written). The lines, the last one (where
+ * the cursor is) included. */
+static GPtrArray *
+terminal_screen (const char *text)
+{
+  GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
+  GString *line = g_string_new (NULL);
+  gsize column = 0;
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '\r')
+        column = 0;
+      else if (*p == '\n')
+        {
+          g_ptr_array_add (lines, g_string_free (line, FALSE));
+          line = g_string_new (NULL);
+          column = 0;
+        }
+      else if (g_str_has_prefix (p, "\033[K"))
+        {
+          g_string_truncate (line, column);
+          p += strlen ("\033[K") - 1;
+        }
+      else
+        {
+          /* Bytes, not characters: enough to tell what is left on a line. */
+          if (column < line->len)
+            line->str[column] = *p;
+          else
+            g_string_append_c (line, *p);
+          column++;
+        }
+    }
+  g_ptr_array_add (lines, g_string_free (line, FALSE));
+  return lines;
+}
+
+/* Runs kinema-cli with @args (NULL-terminated), its stdout and stderr on one pseudo
+ * terminal, as a user in a terminal runs it; returns all it wrote there. */
+static char *
+run_on_terminal (const char *const *args,
+                 int               *status)
+{
+  const char *cli = g_getenv ("KINEMA_CLI");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  GString *written = g_string_new (NULL);
+  int master;
+  pid_t pid;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+
+  master = posix_openpt (O_RDWR | O_NOCTTY);
+  g_assert_cmpint (master, >=, 0);
+  g_assert_cmpint (grantpt (master), ==, 0);
+  g_assert_cmpint (unlockpt (master), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      int slave, null;
+
+      setsid ();
+      slave = open (ptsname (master), O_RDWR);
+      null = open ("/dev/null", O_RDONLY);
+      if (slave < 0 || null < 0)
+        _exit (126);
+      dup2 (null, STDIN_FILENO);
+      dup2 (slave, STDOUT_FILENO);
+      dup2 (slave, STDERR_FILENO);
+      close (master);
+      execv (cli, (char **) argv->pdata);
+      _exit (127);
+    }
+  for (;;)
+    {
+      char buffer[4096];
+      ssize_t n = read (master, buffer, sizeof buffer);
+
+      if (n > 0)
+        g_string_append_len (written, buffer, n);
+      else if (n < 0 && errno == EINTR)
+        continue;
+      else
+        break;   /* EIO: the terminal's other end is closed, the program ended */
+    }
+  close (master);
+  g_assert_cmpint (waitpid (pid, status, 0), ==, pid);
+  return g_string_free (written, FALSE);
+}
+
+/* Review r2, 5: the progress line solve draws on a terminal is erased before the other
+ * lines and at the end: no "Solving: …" line (nor a fragment of one, nor an empty line
+ * where one was) stays on the screen, with warnings printed by the solving threads. */
+static void
+test_progress_erased (void)
+{
+  g_autofree char *model = data_path ("skeleton.json");
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-progress-XXXXXX");
+  g_autofree char *out_dir = g_build_filename (dir, "out", NULL);
+  g_autofree char *a = write_spread_targets (dir, "a.json", 400);
+  g_autofree char *b = write_spread_targets (dir, "b.json", 400);
+  g_autofree char *c = write_spread_targets (dir, "c.json", 400);
+  const char *args[] = { "solve", model, a, b, c, "--jobs", "2", "--effector", "EndEffector",
+                         "-o", out_dir, NULL };
+  g_autofree char *written = NULL;
+  g_autofree char *escaped = NULL;
+  g_autoptr(GPtrArray) screen = NULL;
+  guint n_results = 0, n_warnings = 0;
+  int status;
+
+  written = run_on_terminal (args, &status);
+  escaped = g_strescape (written, NULL);
+  g_test_message ("%s", escaped);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  /* It was drawn (the test tests something). */
+  g_assert_nonnull (strstr (written, "Solving: "));
+  screen = terminal_screen (written);
+  for (guint i = 0; i < screen->len; i++)
+    {
+      const char *line = g_ptr_array_index (screen, i);
+
+      /* The cursor's line, after the last one, is empty. */
+      if (i + 1 == screen->len)
+        {
+          g_assert_cmpstr (line, ==, "");
+          break;
+        }
+      if (*line == '\0' || strstr (line, "Solving") != NULL)
+        g_error ("line %u on the screen is “%s”", i, line);
+      n_results += g_str_has_prefix (line, "frames=");
+      n_warnings += strstr (line, "warning: --effector") != NULL;
+    }
+  g_assert_cmpuint (n_results, ==, 3);
+  g_assert_cmpuint (n_warnings, ==, 3);
+  km_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1961,6 +2159,8 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/spec-example", test_spec_example);
   g_test_add_func ("/kinema/cli/solve/defaults", test_defaults);
   g_test_add_func ("/kinema/cli/solve/batch", test_batch);
+  g_test_add_func ("/kinema/cli/solve/targets-field-spaces", test_targets_field_spaces);
+  g_test_add_func ("/kinema/cli/solve/progress-erased", test_progress_erased);
   g_test_add_func ("/kinema/cli/solve/body-motion", test_body_motion);
   g_test_add_func ("/kinema/cli/solve/body-motion-batch", test_body_motion_batch);
   g_test_add_func ("/kinema/cli/solve/to-conflicts", test_to_conflicts);

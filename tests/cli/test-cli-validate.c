@@ -1151,6 +1151,107 @@ test_urdf_inverted_limits (void)
   }
 }
 
+/* Review r2, 6: every command but `version` takes --version (validate and info did,
+ * solve, convert and bench-ik did not), listed once in its help; `version --version` is
+ * wrong usage (README). */
+static void
+test_version_everywhere (void)
+{
+  const char *commands[] = { "validate", "info", "convert", "solve", "bench-ik" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_auto(Run) help = { 0 };
+      const char *first;
+
+      run_cli (&run, NULL, commands[i], "--version", NULL);
+      if (run.status != 0 || g_strcmp0 (run.out, "kinema-cli " PACKAGE_VERSION "\n") != 0)
+        g_error ("%s --version: exit %d, “%s”, “%s”", commands[i], run.status, run.out,
+                 run.err);
+      run_cli (&help, NULL, commands[i], "--help", NULL);
+      g_assert_cmpint (help.status, ==, 0);
+      first = strstr (help.out, "  --version");
+      if (first == NULL || strstr (first + 1, "  --version") != NULL)
+        g_error ("%s --help lists --version %s", commands[i],
+                 first == NULL ? "not at all" : "twice");
+    }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_cli (&run, NULL, "version", "--version", NULL);
+    g_assert_cmpint (run.status, ==, 2);
+  }
+}
+
+/* Review r2, 3: convert writes URDF, .body or skeleton.json and rewrites other files; its
+ * summary in the command list and its usage line said "to skeleton.json". */
+static void
+test_convert_summary (void)
+{
+  g_auto(Run) usage = { 0 };
+  g_auto(Run) help = { 0 };
+  const char *line;
+
+  run_cli (&usage, NULL, "--help", NULL);
+  g_assert_cmpint (usage.status, ==, 0);
+  line = strstr (usage.out, "  convert ");
+  g_assert_nonnull (line);
+  line = g_strndup (line, strcspn (line, "\n"));
+  g_test_message ("%s", line);
+  g_assert_nonnull (strstr (line, "URDF"));
+  g_assert_nonnull (strstr (line, ".body"));
+  g_free ((char *) line);
+
+  run_cli (&help, NULL, "convert", "--help", NULL);
+  g_assert_cmpint (help.status, ==, 0);
+  line = strstr (help.out, "INPUT OUTPUT");
+  g_assert_nonnull (line);
+  line = g_strndup (line, strcspn (line, "\n"));
+  g_test_message ("%s", line);
+  g_assert_nonnull (strstr (line, "URDF"));
+  g_assert_null (strstr (line, "convert a model to skeleton.json"));
+  g_free ((char *) line);
+}
+
+/* Review r2, 6: .ci/run's last line is always "N passed, N failed, N skipped" (README),
+ * also when its setup fails ("0 passed, 1 failed" it was). Run on a copy whose .ci/setup
+ * fails at once, so that nothing is set up, built or installed. */
+static void
+test_ci_run_setup_failure (void)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "..", ".ci", "run", NULL);
+  g_autofree char *dir = km_test_make_tmp_dir ("ci-run-XXXXXX");
+  g_autofree char *ci = g_build_filename (dir, ".ci", NULL);
+  g_autofree char *run_copy = g_build_filename (ci, "run", NULL);
+  g_autofree char *setup = g_build_filename (ci, "setup", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { "bash", run_copy, NULL };
+  const char *last;
+  int status;
+
+  if (!g_file_get_contents (script, &text, NULL, NULL))
+    {
+      g_test_skip (".ci/run is not in this tree");
+      return;
+    }
+  g_assert_cmpint (g_mkdir (ci, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (run_copy, text, -1, NULL));
+  g_assert_true (g_file_set_contents (setup, "echo 'setup fails here' >&2\nexit 1\n", -1, NULL));
+  g_assert_true (g_spawn_sync (dir, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &out, &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_str_has_suffix (out, "\n"));
+  out[strlen (out) - 1] = '\0';
+  last = strrchr (out, '\n') != NULL ? strrchr (out, '\n') + 1 : out;
+  g_assert_cmpstr (last, ==, "0 passed, 1 failed, 0 skipped");
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1159,6 +1260,9 @@ main (int    argc,
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
+  g_test_add_func ("/kinema/CliValidate/version-everywhere", test_version_everywhere);
+  g_test_add_func ("/kinema/CliValidate/convert-summary", test_convert_summary);
+  g_test_add_func ("/kinema/CliValidate/ci-run-setup-failure", test_ci_run_setup_failure);
   g_test_add_func ("/kinema/CliValidate/ok", test_validate_ok);
   g_test_add_func ("/kinema/CliValidate/invalid", test_validate_invalid);
   g_test_add_func ("/kinema/CliValidate/warnings", test_validate_warnings);

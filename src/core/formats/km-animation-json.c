@@ -500,8 +500,10 @@ km_animation_json_describe (const KmAnimation *animation,
     {
       const KmAnimationChannel *channel = km_animation_get_channel (animation, c);
 
-      g_string_append_printf (out, "joint name=%s type=%s\n", channel->name,
-                              km_joint_type_to_string (channel->type));
+      /* The name one field of the line (km_format_append_field()). */
+      g_string_append (out, "joint name=");
+      km_format_append_field (out, channel->name);
+      g_string_append_printf (out, " type=%s\n", km_joint_type_to_string (channel->type));
     }
   g_string_append_printf (out, "frames=%u joints=%u\n", km_animation_get_n_frames (animation),
                           n_channels);

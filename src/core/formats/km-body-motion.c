@@ -953,10 +953,14 @@ km_body_motion_describe (const KmBodyMotion *self,
           const char *use = (int) i == self->joint_component ? "joints"
                             : (int) i == self->link_component ? "links" : "kept";
 
-          g_string_append_printf (out, "component %u: type=%s content=%s parts=%s use=%s\n", i,
-                                  scalar_or (c, type_keys, "-"),
-                                  content_of (c) != NULL ? content_of (c) : "-",
-                                  scalar_or (c, num_parts_keys, "-"), use);
+          /* The file's words, one field each (km_format_append_field()). */
+          g_string_append_printf (out, "component %u: type=", i);
+          km_format_append_field (out, scalar_or (c, type_keys, "-"));
+          g_string_append (out, " content=");
+          km_format_append_field (out, content_of (c) != NULL ? content_of (c) : "-");
+          g_string_append (out, " parts=");
+          km_format_append_field (out, scalar_or (c, num_parts_keys, "-"));
+          g_string_append_printf (out, " use=%s\n", use);
         }
     }
   else

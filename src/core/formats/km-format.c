@@ -1949,13 +1949,19 @@ km_format_note (GPtrArray  *notes,
   va_end (args);
 }
 
-void
-km_format_append_value (GString    *out,
-                        const char *value)
+/* What append_escaped() escapes beside the control characters, the Unicode line breaks
+ * and the bytes that are not UTF-8. */
+typedef enum
 {
-  g_return_if_fail (out != NULL);
-  g_return_if_fail (value != NULL);
+  ESCAPE_BACKSLASH = 1 << 0,  /* \\ as \\\\: the text reads back exactly */
+  ESCAPE_SPACE     = 1 << 1,  /* the space as \\x20: a `key=value` value has none */
+} EscapeFlags;
 
+static void
+append_escaped (GString     *out,
+                const char  *value,
+                EscapeFlags  flags)
+{
   for (const char *p = value; *p != '\0'; p++)
     {
       guchar c = (guchar) *p;
@@ -1963,7 +1969,10 @@ km_format_append_value (GString    *out,
       switch (c)
         {
         case '\\':
-          g_string_append (out, "\\\\");
+          g_string_append (out, (flags & ESCAPE_BACKSLASH) ? "\\\\" : "\\");
+          break;
+        case ' ':
+          g_string_append (out, (flags & ESCAPE_SPACE) ? "\\x20" : " ");
           break;
         case '\t':
           g_string_append (out, "\\t");
@@ -2001,6 +2010,48 @@ km_format_append_value (GString    *out,
           break;
         }
     }
+}
+
+void
+km_format_append_value (GString    *out,
+                        const char *value)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (value != NULL);
+
+  append_escaped (out, value, ESCAPE_BACKSLASH);
+}
+
+void
+km_format_append_field (GString    *out,
+                        const char *value)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (value != NULL);
+
+  append_escaped (out, value, ESCAPE_BACKSLASH | ESCAPE_SPACE);
+}
+
+char *
+km_format_dup_field (const char *value)
+{
+  GString *out;
+
+  g_return_val_if_fail (value != NULL, NULL);
+
+  out = g_string_sized_new (strlen (value));
+  append_escaped (out, value, ESCAPE_BACKSLASH | ESCAPE_SPACE);
+  return g_string_free (out, FALSE);
+}
+
+void
+km_format_append_one_line (GString    *out,
+                           const char *text)
+{
+  g_return_if_fail (out != NULL);
+  g_return_if_fail (text != NULL);
+
+  append_escaped (out, text, 0);
 }
 
 /* How many doubles on each side of value / scale km_format_scaled_number() tries: a

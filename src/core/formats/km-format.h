@@ -249,12 +249,27 @@ void             km_format_set_save_limit_error (GError    **error,
 void             km_format_note          (GPtrArray        *notes,
                                           const char       *format,
                                           ...) G_GNUC_PRINTF (2, 3);
-/* For describe functions: appends @value (a name) to a `key=value` line so that the line
- * stays one line, written C-style where it would not: \\ \t \n \r, \xHH for the other
- * control characters and for each byte that is not part of valid UTF-8, \uHHHH for the
- * Unicode line breaks (U+0085, U+2028, U+2029). km_parse_read_location() reads it back. */
+/* For a name that a message shows (a file, a joint, a link, a target): appends @value so
+ * that the message stays one line, written C-style where it would not: \\ \t \n \r, \xHH
+ * for the other control characters and for each byte that is not part of valid UTF-8,
+ * \uHHHH for the Unicode line breaks (U+0085, U+2028, U+2029); a space stays a space.
+ * km_parse_read_location() reads it back. */
 void             km_format_append_value  (GString          *out,
                                           const char       *value);
+/* For the VALUE of a `key=value` line (describe functions, the CLI's result lines): as
+ * km_format_append_value(), and a space as \x20, so that the line also splits on spaces
+ * (`info`'s `joint=left\x20arm type=…`). Reads back as km_format_append_value()'s text
+ * does (\x20 is one of its \xHH escapes): exactly to @value. */
+void             km_format_append_field  (GString          *out,
+                                          const char       *value);
+/* km_format_append_field() of @value in a new string. */
+char            *km_format_dup_field     (const char       *value);
+/* For a whole message text that may quote names as they are (a writer's note): its control
+ * characters, Unicode line breaks and bytes that are not UTF-8 escaped as
+ * km_format_append_value() escapes them, so that it prints as one line; a backslash stays
+ * as it is (a name in it may have been escaped already). */
+void             km_format_append_one_line (GString        *out,
+                                          const char       *text);
 /* A reader's factor from degrees to radians (a .body file's angles are read as
  * value × KM_FORMAT_RADIANS_PER_DEGREE): writers of degrees write for it
  * (km_format_scaled_number). */

@@ -512,7 +512,7 @@ km_pose_seq_describe (const KmPoseSeq *self,
 
   g_string_append_printf (out, "format=%s\n", KM_POSE_SEQ_FORMAT);
   g_string_append (out, "name=");
-  km_format_append_value (out, self->name);
+  km_format_append_field (out, self->name);
   g_string_append_c (out, '\n');
   for (guint i = 0; i < self->n_keys; i++)
     {
@@ -520,8 +520,9 @@ km_pose_seq_describe (const KmPoseSeq *self,
       const char *base = key->base_link >= 0 ? key->links[key->base_link].name : "-";
 
       km_yaml_format_number (key->time, buffer, sizeof buffer);
-      g_string_append_printf (out, "key %u: time=%s joints=%u links=%u base=%s", i, buffer,
-                              key->n_joints, key->n_links, base);
+      g_string_append_printf (out, "key %u: time=%s joints=%u links=%u base=", i, buffer,
+                              key->n_joints, key->n_links);
+      km_format_append_field (out, base);
       if (key->max_transition_time > 0)
         {
           km_yaml_format_number (key->max_transition_time, buffer, sizeof buffer);
@@ -532,8 +533,9 @@ km_pose_seq_describe (const KmPoseSeq *self,
   if (self->n_skipped > 0)
     g_string_append_printf (out, "skipped=%u\n", self->n_skipped);
   km_yaml_format_number (km_pose_seq_get_duration (self), buffer, sizeof buffer);
-  g_string_append_printf (out, "keys=%u duration=%s target_body=%s\n", self->n_keys, buffer,
-                          self->target_body != NULL ? self->target_body : "-");
+  g_string_append_printf (out, "keys=%u duration=%s target_body=", self->n_keys, buffer);
+  km_format_append_field (out, self->target_body != NULL ? self->target_body : "-");
+  g_string_append_c (out, '\n');
 }
 
 static gpointer

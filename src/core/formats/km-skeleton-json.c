@@ -931,11 +931,12 @@ km_skeleton_json_describe (gpointer  skeleton,
     {
       const KmJoint *j = km_skeleton_get_joint (skel, i);
 
-      /* Names are escaped (km_format_append_value()): one line per joint whatever they hold. */
+      /* Names are escaped (km_format_append_field()): one line per joint whatever they
+       * hold, split on spaces into its fields. */
       g_string_append (out, "joint=");
-      km_format_append_value (out, j->name);
+      km_format_append_field (out, j->name);
       g_string_append_printf (out, " type=%s parent=", km_joint_type_to_string (j->type));
-      km_format_append_value (out, j->parent < 0 ? "-" : km_skeleton_get_joint (skel, j->parent)->name);
+      km_format_append_field (out, j->parent < 0 ? "-" : km_skeleton_get_joint (skel, j->parent)->name);
       g_string_append_printf (out, " dof=%u axis=", j->n_dof);
       if (j->type == KM_JOINT_REVOLUTE || j->type == KM_JOINT_PRISMATIC)
         {
@@ -961,7 +962,7 @@ km_skeleton_json_describe (gpointer  skeleton,
           double offset = j->mimic_offset + 0.0; /* + 0.0: no "-0" */
 
           g_string_append (out, " mimic=");
-          km_format_append_value (out, km_skeleton_get_joint (skel, j->mimic)->name);
+          km_format_append_field (out, km_skeleton_get_joint (skel, j->mimic)->name);
           g_string_append_c (out, '*');
           append_number (out, j->mimic_ratio);
           if (offset >= 0)

@@ -80,7 +80,8 @@ gboolean    km_skeleton_json_save_over_text (const KmSkeleton *skeleton,
  * (an open end of a joint limited on one side only is -inf or inf; spherical: three comma-separated X, Y, Z limits; a linked joint ends with
  * ` mimic=MASTER*RATIO+OFFSET`, "-" for a negative offset), then `joints=N dof=M`, with
  * ` free_root=1` appended when the root is free. Names are escaped C-style where a line
- * would not stay one line (km_format_append_value(): \\ \t \n \r \xHH). Never translated.
+ * would not stay one line or split on spaces (km_format_append_field(): \\ \t \n \r \xHH,
+ * a space \x20). Never translated.
  */
 void        km_skeleton_json_describe   (gpointer           skeleton,
                                          GString           *out);

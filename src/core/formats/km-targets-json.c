@@ -633,7 +633,7 @@ km_targets_json_describe (const KmTargetTrack *track,
   if (effector != NULL)
     {
       g_string_append (out, "effector=");
-      km_format_append_value (out, effector);
+      km_format_append_field (out, effector);
       g_string_append_c (out, '\n');
     }
   if (!vec3_same (km_target_track_get_effector_offset (track), KM_VEC3_ZERO))
@@ -649,7 +649,7 @@ km_targets_json_describe (const KmTargetTrack *track,
   if (km_target_track_get_base (track) != NULL)
     {
       g_string_append (out, "base=");
-      km_format_append_value (out, km_target_track_get_base (track));
+      km_format_append_field (out, km_target_track_get_base (track));
       g_string_append_c (out, '\n');
     }
   for (guint i = 0; i < n; i++)
