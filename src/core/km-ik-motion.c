@@ -109,6 +109,9 @@ momentum_seed (const KmIkProblem *problem,
  *     more than a turn of range (finite limits) turned by 2π towards its middle, then each
  *     such joint alone; answers to s's target from TRAJ_RANDOM_STARTS starts within the
  *     limits (through the analytic hook when the problem has one).
+ * Frame 0 kept as the seed (seed_meets_first()) is every track's start: no start at it is
+ * tried, and a track back to it that arrives at another answer slides into from the one
+ * kept (merge_tracks) or loses.
  * Each is tracked forwards until it jumps, at most TRAJ_WINDOW frames past k. Bounded work:
  * at most TRAJ_MAX_CANDIDATES starts per search and TRAJ_MAX_ROUNDS searches per segment,
  * and none once the jump is more than TRAJ_WINDOW frames past s. When no start gets past
@@ -237,6 +240,9 @@ typedef struct
                                * same pose (unturn_segment()) */
   double            *fit_radius; /* per frame: how far its orientation fit may move a joint
                                   * (fit_radii()) */
+  gboolean           keep_first;    /* frame 0 is the problem's seed, which meets its target
+                                     * within the limits (seed_meets_first()): it stays, every
+                                     * track of a search and the route start from it */
   gboolean           searching;     /* motion_solve() counts its iterations in search_work */
   guint64            search_work;   /* iterations of the searches' solves so far */
   guint64            search_budget; /* ... and how many the motion may spend on them */
@@ -369,7 +375,8 @@ route_frame (Motion             *m,
 
 /*
  * The route of an SRS arm's motion over frames 0 .. @n − 1 (see ROUTE_ZONE_ANGLE), from
- * @first (the answer to frame 0) on, for the arm's closed form @srs; m->route and
+ * @first (the answer to frame 0) on, for the arm's closed form @srs (with m->keep_first, a
+ * route that follows on from @first, which the motion keeps, wherever one does); m->route and
  * m->route_exit, or both NULL when the motion cannot be routed or its route jumps
  * @max_jumps times or more (then it cannot do better than the plain track). FALSE only
  * when cancelled.
@@ -399,8 +406,8 @@ motion_route (Motion             *m,
   if (n < 2)
     return TRUE;
   route = g_new (double, (gsize) n * n_dof);
-  if (km_ik_srs_route (m->srs, m->targets, n, first->q, route, &jumps, route_check, m,
-                       route_progress_cb, m, m->cancellable))
+  if (km_ik_srs_route (m->srs, m->targets, n, first->q, m->keep_first, route, &jumps,
+                       route_check, m, route_progress_cb, m, m->cancellable))
     m->route_jumps = jumps;
   if (m->route_jumps == G_MAXUINT || jumps >= max_jumps)
     {
@@ -709,6 +716,8 @@ branch_search (Motion        *m,
   gboolean best_jumped = TRUE, jmp, ok;
   guint64 rng = m->problem->random_seed ^ (G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) * (s + 1));
   guint n_starts = m->n_dof + 1 + TRAJ_RANDOM_STARTS;
+  /* Frame 0 kept (m->keep_first): every track starts from its answer. */
+  gboolean keep_start = m->keep_first && s == 0;
   KmIkSolution *tmp;
 
   m->n_seen = 0;
@@ -742,7 +751,10 @@ branch_search (Motion        *m,
         return FALSE;
       if (first == s ? !start_is_new (m, (*alt)[s].q, &n_tried) : first == k)
         continue;
-      merged = first == s;
+      /* A track back to s whose answer there is another than the one kept slides into from
+       * that one instead (merged from s). */
+      merged = first == s &&
+               !(keep_start && memcmp ((*alt)[s].q, cur[s].q, m->n_dof * sizeof (double)) != 0);
       if (!track_forward (m, *alt, k, horizon, TRUE, &stop, &jmp, error))
         return FALSE;
       if (stop > best_reach && !merged &&
@@ -783,7 +795,7 @@ branch_search (Motion        *m,
           tmp = *alt, *alt = *best, *best = tmp;
         }
     }
-  if (!first_round)
+  if (!first_round || keep_start)
     n_starts = 0;
 
   for (guint c = 0; c < n_starts && n_tried < TRAJ_MAX_CANDIDATES &&
@@ -926,7 +938,12 @@ unturn_final (Motion       *m,
 }
 
 /* Hands frames @from .. @to − 1 of @cur to the caller; FALSE when cancelled meanwhile.
- * *@jumped (nullable) is set when one of them jumped from the frame before. */
+ * *@jumped (nullable) is set when one of them jumped from the frame before. Each frame's
+ * KmIkSolution.jumped says whether it did, or whether its step is a spike: at least
+ * KM_IK_SPIKE_STEP and more than KM_IK_SPIKE_RATIO times the larger of the steps next to it
+ * (*@last_step, the step to frame @from − 1, or negative for none; the step to frame
+ * @from + 1 where it is among these frames: a later one may still change), and
+ * *@last_step becomes the step to frame @to − 1. */
 static gboolean
 motion_emit (KmIkSolution  *cur,
              guint          from,
@@ -936,14 +953,24 @@ motion_emit (KmIkSolution  *cur,
              gpointer       user_data,
              gboolean      *jumped,
              const double  *jump_scale,
+             double        *last_step,
              GCancellable  *cancellable,
              GError       **error)
 {
   for (guint f = from; f < to; f++)
     {
-      if (jumped != NULL && f > 0 &&
-          km_ik_jump_distance (cur[f].q, cur[f - 1].q, jump_scale, cur[f].n_dof) >
-          KM_IK_CONT_JUMP)
+      double step = f > 0 ? km_ik_jump_distance (cur[f].q, cur[f - 1].q, jump_scale,
+                                                 cur[f].n_dof) : -1.0;
+      double around = *last_step;
+
+      if (f + 1 < to)
+        around = MAX (around, km_ik_jump_distance (cur[f + 1].q, cur[f].q, jump_scale,
+                                                   cur[f].n_dof));
+      cur[f].jumped = step > KM_IK_CONT_JUMP ||
+                      (step >= KM_IK_SPIKE_STEP && around >= 0.0 &&
+                       step > KM_IK_SPIKE_RATIO * around);
+      *last_step = step;
+      if (jumped != NULL && step > KM_IK_CONT_JUMP)
         *jumped = TRUE;
       /* The last two stay: the motion goes on from them. */
       if (f > from && f + 1 < to)
@@ -971,6 +998,47 @@ count_jumps (const KmIkSolution *motion,
     jumps += km_ik_jump_distance (motion[f].q, motion[f - 1].q, jump_scale, motion[f].n_dof) >
              KM_IK_CONT_JUMP;
   return jumps;
+}
+
+/*
+ * Whether the problem's seed is itself an answer to @target, frame 0 of a motion: finite,
+ * within the limits, linked joints where their masters put them, and meeting the target
+ * within the problem's tolerances (its orientation only where the problem weighs it). Then
+ * @s (frame 0's solve, converged or not) becomes the seed itself, with its residuals: the
+ * pose shown where a keyframe was set from it is the motion's first frame, even where a
+ * solve from it would leave it (a singular or limited pose whose answer a search or a
+ * route, drawn to a better-conditioned branch, would replace).
+ */
+static gboolean
+seed_meets_first (const KmIkProblem *problem,
+                  const KmTransform *target,
+                  KmIkSolution      *s)
+{
+  g_autofree double *q = g_memdup2 (problem->seed, MAX (problem->n_dof, 1) * sizeof (double));
+  KmIkProblem at = *problem;
+  double pos_err, rot_err;
+  gboolean orientation = isfinite (problem->orientation_weight) &&
+                         problem->orientation_weight > 0.0;
+
+  for (guint d = 0; d < problem->n_dof; d++)
+    if (!isfinite (q[d]))
+      return FALSE;
+  km_skeleton_clamp (problem->skeleton, q);
+  km_skeleton_apply_mimic (problem->skeleton, q);
+  if (memcmp (q, problem->seed, problem->n_dof * sizeof (double)) != 0 ||
+      !km_skeleton_within_limits (problem->skeleton, q, 0.0))
+    return FALSE;
+  at.target = *target;
+  km_ik_measure (&at, q, &pos_err, &rot_err);
+  if (!(pos_err <= problem->position_tolerance) ||
+      (orientation && !(rot_err <= problem->orientation_tolerance)))
+    return FALSE;
+  memcpy (s->q, q, problem->n_dof * sizeof (double));
+  s->pos_err = pos_err;
+  s->rot_err = rot_err;
+  s->converged = TRUE;
+  s->within_limits = TRUE;
+  return TRUE;
 }
 
 /* km_ik_solve_trajectory() without its choice: plain (@srs NULL) or routed along the
@@ -1004,6 +1072,7 @@ solve_motion (const KmIkProblem *problem,
   gboolean ok, pending = FALSE, searched;
   Progress routing, tracking;  /* a routed pass's two parts: routing, then tracking */
   gboolean emitted_jump = FALSE;
+  double emitted_step = -1.0;  /* the step to the last frame handed over (motion_emit()) */
 
   if (routed != NULL)
     *routed = FALSE;
@@ -1084,7 +1153,10 @@ solve_motion (const KmIkProblem *problem,
   ok = n_valid == 0 ||
        km_ik_solve_seeded (problem, &targets[0], problem->seed, problem->random_seed,
                   problem->continuous, m.fit_radius[0], &cur[0], cancellable, error);
-  /* An SRS arm: routed through its whole solution set, frame 0 from the route's start. */
+  /* A seed that meets frame 0's target is frame 0, and stays. */
+  m.keep_first = ok && n_valid > 0 && seed_meets_first (problem, &targets[0], &cur[0]);
+  /* An SRS arm: routed through its whole solution set, frame 0 from the route's start
+   * (unless it is the seed, kept: the route then starts from it). */
   if (ok && srs != NULL && n_valid >= 2)
     {
       if (progress != NULL)
@@ -1101,7 +1173,7 @@ solve_motion (const KmIkProblem *problem,
         *route_jumps = m.route_jumps;
       if (!ok)
         g_cancellable_set_error_if_cancelled (cancellable, error);
-      else if (m.route != NULL)
+      else if (m.route != NULL && !m.keep_first)
         ok = km_ik_solve_seeded (problem, &targets[0], m.route, problem->random_seed, TRUE,
                                  m.fit_radius[0], &cur[0],
                         cancellable, error);
@@ -1192,7 +1264,7 @@ solve_motion (const KmIkProblem *problem,
             unturn_final (&m, cur, emitted, final, valid);
             ok = motion_emit (cur, emitted, final, out, frame_done, user_data,
                               stopped != NULL ? &emitted_jump : NULL, m.jump_scale,
-                              cancellable, error);
+                              &emitted_step, cancellable, error);
             emitted = final;
             if (ok && emitted_jump)
               {
@@ -1206,7 +1278,7 @@ solve_motion (const KmIkProblem *problem,
     unturn_final (&m, cur, emitted, n_valid, n_valid);
   if (ok)
     ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, NULL, m.jump_scale,
-                      cancellable, error);
+                      &emitted_step, cancellable, error);
   if (ok && n_valid < n_frames)
     {
       /* Reports the unusable target (and leaves the clamped seed in its frame). */
@@ -1251,7 +1323,12 @@ done:
  * @frame_done: (nullable) (scope call): called for every frame in order, on this thread
  *
  * Solves the frames as one continuous motion. Frame 0 starts from problem->seed as
- * km_ik_solve() would (continuous only when the problem says so); frame k is warm-started
+ * km_ik_solve() would (continuous only when the problem says so); where the seed itself
+ * meets frame 0's target within the problem's tolerances and lies within the limits (a
+ * keyframe set from the pose shown), frame 0 is the seed, to the bit, and stays: every
+ * search and route goes on from it, and where the motion cannot follow on from it (a
+ * singular pose that the targets leave on another configuration of its self-motion), the
+ * jump after it stands, reported (KmIkSolution.jumped). Frame k is warm-started
  * from the answer to frame k − 1 with problem->continuous set, which keeps the motion on one
  * branch, after an extrapolated seed (momentum from frames k − 2 and k − 1, see
  * motion_frame). Where the motion would jump (a DOF moving more than KM_IK_CONT_JUMP between
@@ -1263,10 +1340,12 @@ done:
  * before a jump, where the limits allow: no turn that a search's start added. Frames are final, and reach @out and @frame_done in order, once no search can
  * revise them any more (at most TRAJ_WINDOW frames behind the track, all at the end for
  * shorter motions). Frame k uses random seed problem->random_seed + k for its restarts.
- * Deterministic. Costs the same as frame-by-frame tracking where no frame jumps; a search
- * costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames, all searches together at
- * most the iterations of TRAJ_SEARCH_SOLVES whole solves per frame. Holds four solutions per
- * frame while it runs.
+ * Every frame handed over says whether it jumped from the one before (KmIkSolution.jumped:
+ * beyond KM_IK_CONT_JUMP, or a spike, much further than the steps around it, see
+ * KM_IK_SPIKE_RATIO). Deterministic. Costs the same as frame-by-frame tracking where no frame
+ * jumps; a search costs up to TRAJ_MAX_CANDIDATES tracks of a few thousand frames, all searches
+ * together at most the iterations of TRAJ_SEARCH_SOLVES whole solves per frame. Holds four
+ * solutions per frame while it runs.
  *
  * A spherical-revolute-spherical arm (see km-ik-srs.c) is tracked as above first, all frames
  * held back; where that leaves a jump and the route through the arm's whole solution set
@@ -1298,8 +1377,8 @@ km_ik_solve_trajectory (const KmIkProblem *problem,
 
 /* Where a solve that streams its frames (km_ik_solve_trajectory_stream()) hands them
  * over: each frame as handed over (@shown, rows of n_dof values, pos_err, rot_err,
- * converged), so that one that comes again unchanged is not handed over twice and one that
- * changed revises the frames from there on. */
+ * converged, jumped), so that one that comes again unchanged is not handed over twice and
+ * one that changed revises the frames from there on. */
 typedef struct
 {
   KmIkFrameFunc   frame_done;
@@ -1314,7 +1393,8 @@ static gboolean
 stream_same (const double       *row,
              const KmIkSolution *solution)
 {
-  double tail[3] = { solution->pos_err, solution->rot_err, solution->converged ? 1.0 : 0.0 };
+  double tail[4] = { solution->pos_err, solution->rot_err, solution->converged ? 1.0 : 0.0,
+                     solution->jumped ? 1.0 : 0.0 };
 
   return memcmp (row, solution->q, solution->n_dof * sizeof (double)) == 0 &&
          memcmp (row + solution->n_dof, tail, sizeof tail) == 0;
@@ -1327,7 +1407,7 @@ stream_frame_cb (guint               frame,
                  gpointer            user_data)
 {
   Stream *s = user_data;
-  gsize stride = s->n_dof + 3;
+  gsize stride = s->n_dof + 4;
   double *row;
 
   if (frame < s->n_shown)
@@ -1343,6 +1423,7 @@ stream_frame_cb (guint               frame,
   row[s->n_dof] = solution->pos_err;
   row[s->n_dof + 1] = solution->rot_err;
   row[s->n_dof + 2] = solution->converged ? 1.0 : 0.0;
+  row[s->n_dof + 3] = solution->jumped ? 1.0 : 0.0;
   s->n_shown++;
   s->frame_done (frame, solution, s->user_data);
 }
@@ -1395,7 +1476,7 @@ solve_trajectory (const KmIkProblem *problem,
 
   if (revise != NULL && frame_done != NULL)
     {
-      stream.shown = g_new (double, (gsize) n_frames * (problem->n_dof + 3));
+      stream.shown = g_new (double, (gsize) n_frames * (problem->n_dof + 4));
       plain_done = stream_frame_cb;
       plain_data = &stream;
       frame_done = stream_frame_cb;
@@ -1521,7 +1602,7 @@ km_ik_solve_trajectory_full (const KmIkProblem *problem,
  * they are final within the plain track (provisional: valid answers of the frame, within
  * the limits), and where the motion chosen at the end differs, calls @revise with the first
  * frame that differs and hands the motion's frames over again from there. A frame that
- * would come again with the same values, residuals and convergence is not handed over
+ * would come again with the same values, residuals, convergence and jump is not handed over
  * again. Once it returns %TRUE, the last frame handed over for each frame index is, to the
  * bit, the frame km_ik_solve_trajectory_full() hands over for it. Other arms: the same as
  * km_ik_solve_trajectory_full() (@revise is never called).

@@ -18,6 +18,14 @@ G_BEGIN_DECLS
 /* ... nor further than this share of its range: 0.499 m is a whole stroke of a 0.5 m
  * prismatic joint, a jump however far below KM_IK_CONT_JUMP it lies. */
 #define KM_IK_JUMP_RANGE_SHARE 0.5
+/* A motion's step (km_ik_jump_distance()) of at least KM_IK_SPIKE_STEP that is more than
+ * KM_IK_SPIKE_RATIO times the steps next to it is a jump too, for the frame's report
+ * (KmIkSolution.jumped) though not for the motion's search: a velocity spike, as where a
+ * pose kept at frame 0 sits on a singularity's self-motion and frame 1 is at the one
+ * configuration that the motion's targets lead to (0.32 rad in one frame of a UR5's wrist
+ * against 0.017 rad in the steps after it). */
+#define KM_IK_SPIKE_STEP  0.1
+#define KM_IK_SPIKE_RATIO 4.0
 /* rad: a whole turn of a joint that brings its value this much nearer the seed is taken
  * off (a solve adds no turn that its seed did not have); not one that only rounding makes
  * nearer, half a turn off either way. */

@@ -40,11 +40,15 @@
  * (the arm angle's reference turns fast where the wrist points opposite its zero-
  * configuration direction). The cost is the sum of squared joint steps, plus SRS_JUMP_COST
  * for every frame that cannot follow on from any configuration of the previous one (a
- * jump, only where the sampled solution set offers no continuous way), plus, at frame 0, a
- * pull towards the caller's answer there. Nodes within SRS_CHECK_STRAIGHT of the stretched
- * elbow go through the caller's check (a short numerical solve): there the closed form of
- * a nearly-SRS arm misjudges what the arm reaches. Deterministic; memory: two bytes per
- * node and frame for the way back.
+ * jump, only where the sampled solution set offers no continuous way), plus, at frame 0, a pull
+ * towards the caller's answer there; or, where the caller keeps that answer as frame 0 (its
+ * seed, which met the target), the cost of the step from it, as if it were a frame before: a
+ * route that follows on from the pose kept wherever one does (a sample of the arm angle next to
+ * it, through a singular group as SRS_EDGE_NEAR allows), not the nearest configuration on
+ * another branch (SRS_FIRST_PULL, only where none follows on). Nodes within SRS_CHECK_STRAIGHT
+ * of the stretched elbow go through the caller's check (a short numerical solve): there the
+ * closed form of a nearly-SRS arm misjudges what the arm reaches. Deterministic; memory: two
+ * bytes per node and frame for the way back.
  *
  * Speed (the route is the same): each frame's nodes and checks depend on that frame alone,
  * so blocks of SRS_BLOCK frames are prepared on several threads, the next block while the
@@ -63,6 +67,8 @@
 #define SRS_EDGE_NEAR      0.99    /* cosine: a group this near its singularity may pass it */
 #define SRS_JUMP_COST      1e4
 #define SRS_FIRST_PULL     10.0    /* per rad² away from the caller's frame-0 answer */
+/* ... and, where the caller keeps that answer and no sample follows on from it, a jump's
+ * cost on top (SRS_JUMP_COST). */
 #define SRS_CHECK_STRAIGHT 0.1     /* rad: nodes this near the stretched elbow are checked */
 #define SRS_AXIS_TOL       0.01    /* of |SW|: how far an axis may pass by its joint point */
 #define SRS_REACH_SLACK    1e-2    /* of the elbow's cosine: the stretched elbow, nearly */
@@ -848,6 +854,8 @@ node_step_cost (const KmIkSrs *srs,
  * km_ik_srs_route:
  * @targets: (array length=n_frames): the effector's world pose per frame
  * @first: (array): n_dof values, the caller's answer to frame 0 (the route starts near it)
+ * @keep_first: the caller keeps @first as frame 0: the route's frame 0 follows on from it
+ *   (a step of the route) wherever a sample does, the nearest sample otherwise
  * @route: (array): n_frames × n_dof values, out: the routed configuration of every frame
  *   (seeds for the numerical solver)
  * @n_jumps: (out): frames where the route could not follow on continuously
@@ -863,6 +871,7 @@ km_ik_srs_route (const KmIkSrs     *srs,
                  const KmTransform *targets,
                  guint              n_frames,
                  const double      *first,
+                 gboolean           keep_first,
                  double            *route,
                  guint             *n_jumps,
                  KmIkSrsCheck       check,
@@ -880,6 +889,7 @@ km_ik_srs_route (const KmIkSrs     *srs,
   guint n_reached = 0;
   gboolean ok = TRUE;
   double start[SRS_ARM_JOINTS];
+  Node start_node;
   guint end = 0;
 
   g_return_val_if_fail (srs != NULL && n_jumps != NULL, FALSE);
@@ -900,7 +910,9 @@ km_ik_srs_route (const KmIkSrs     *srs,
   cost = g_new (double, 2 * SRS_NODES);
   reached = g_new (guint16, SRS_NODES);
   for (guint i = 0; i < SRS_ARM_JOINTS; i++)
-    start[i] = first[srs->dof[i]];
+    start[i] = start_node.q[i] = first[srs->dof[i]];
+  start_node.align[0] = start_node.align[1] = NAN;
+  start_node.valid = TRUE;
 
   for (guint k = 0; k < n_frames; k++)
     {
@@ -979,6 +991,12 @@ km_ik_srs_route (const KmIkSrs     *srs,
               for (guint j = 0; j < SRS_ARM_JOINTS; j++)
                 d2 += (cur[n].q[j] - start[j]) * (cur[n].q[j] - start[j]);
               c[n] = SRS_FIRST_PULL * d2;
+              if (keep_first)
+                {
+                  double step = node_step_cost (srs, &start_node, &cur[n]);
+
+                  c[n] = isfinite (step) ? step : SRS_JUMP_COST + c[n];
+                }
               continue;
             }
           for (guint f2 = 0; f2 < KM_IK_SRS_FAMILIES; f2++)

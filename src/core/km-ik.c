@@ -2509,6 +2509,7 @@ solve_seeded (const KmIkProblem *p,
   out->restarts = 0;
   out->converged = FALSE;
   out->within_limits = TRUE;
+  out->jumped = FALSE;
   out->pos_err = out->rot_err = G_MAXDOUBLE;
 
   if (p->effector < 0 || (guint) p->effector >= n_joints ||

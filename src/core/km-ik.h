@@ -119,6 +119,11 @@ typedef struct
   guint     restarts;
   gboolean  converged;      /* both errors within the tolerances */
   gboolean  within_limits;  /* always TRUE for the solver's own answers; kept for callers */
+  gboolean  jumped;         /* a motion's frame (km_ik_solve_trajectory()) that jumped from
+                             * the frame before: a joint moved further than the solver's
+                             * continuity allows, or much further than in the steps around
+                             * it (a pose kept at frame 0 that the motion cannot follow on
+                             * from); FALSE for a single solve */
 } KmIkSolution;
 
 /**

@@ -310,9 +310,9 @@ test_route_pretest_exact (void)
       for (guint e = 0; e < 2; e++)
         {
           km_ik_srs_set_exhaustive (srs, e == 1);
-          g_assert_true (km_ik_srs_route (srs, targets, n, q, e == 0 ? fast : full, &jumps[e],
-                                          with_check ? reject_some : NULL, &checked[e],
-                                          NULL, NULL, NULL));
+          g_assert_true (km_ik_srs_route (srs, targets, n, q, FALSE, e == 0 ? fast : full,
+                                          &jumps[e], with_check ? reject_some : NULL,
+                                          &checked[e], NULL, NULL, NULL));
         }
       g_assert_cmpuint (jumps[0], ==, jumps[1]);
       g_assert_cmpint (checked[0], ==, checked[1]);

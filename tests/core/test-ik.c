@@ -2840,6 +2840,166 @@ test_zero_column_joint_kept (void)
   km_ik_solution_clear (&sol);
 }
 
+/* The largest difference of one DOF between @a and @b. */
+static double
+dof_max_distance (const double *a,
+                  const double *b,
+                  guint         n)
+{
+  double d = 0.0;
+
+  for (guint i = 0; i < n; i++)
+    d = MAX (d, fabs (a[i] - b[i]));
+  return d;
+}
+
+/* A Franka Panda as its URDF has it, written out at its zero pose (every joint frame then
+ * parallel to the world): joint4 lies within [-176°, -4°], joint6 within [-1°, 215°]. */
+static const JointDef panda[] = {
+  { "panda_link0", KM_JOINT_FIXED, NULL, { 0, 0, 0 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { "panda_joint1", KM_JOINT_REVOLUTE, "panda_link0", { 0, 0, 0.333 }, { 0, 0, 1 }, { LIM (-2.8973, 2.8973), NOLIM, NOLIM } },
+  { "panda_joint2", KM_JOINT_REVOLUTE, "panda_joint1", { 0, 0, 0 }, { 0, 1, 0 }, { LIM (-1.7628, 1.7628), NOLIM, NOLIM } },
+  { "panda_joint3", KM_JOINT_REVOLUTE, "panda_joint2", { 0, 0, 0.316 }, { 0, 0, 1 }, { LIM (-2.8973, 2.8973), NOLIM, NOLIM } },
+  { "panda_joint4", KM_JOINT_REVOLUTE, "panda_joint3", { 0.0825, 0, 0 }, { 0, -1, 0 }, { LIM (-3.0718, -0.0698), NOLIM, NOLIM } },
+  { "panda_joint5", KM_JOINT_REVOLUTE, "panda_joint4", { -0.0825, 0, 0.384 }, { 0, 0, 1 }, { LIM (-2.8973, 2.8973), NOLIM, NOLIM } },
+  { "panda_joint6", KM_JOINT_REVOLUTE, "panda_joint5", { 0, 0, 0 }, { 0, -1, 0 }, { LIM (-0.0175, 3.7525), NOLIM, NOLIM } },
+  { "panda_joint7", KM_JOINT_REVOLUTE, "panda_joint6", { 0.088, 0, 0 }, { 0, 0, -1 }, { LIM (-2.8973, 2.8973), NOLIM, NOLIM } },
+  { "panda_flange", KM_JOINT_FIXED, "panda_joint7", { 0, 0, -0.107 }, { 0 }, { NOLIM, NOLIM, NOLIM } },
+  { NULL },
+};
+
+/*
+ * Keying the pose shown: a motion keyed at frame 0 with the effector's pose in @seed (the
+ * solve's seed) and at frame 60 with its pose in @away; between them the targets are
+ * interpolated as keyframes are (@keyed: position linearly, rotation by slerp), or are the
+ * poses of the configurations between @seed and @away (a way the arm can follow from the
+ * seed). The seed meets frame 0's target within the limits, so frame 0 of the motion is the
+ * seed itself, whatever the arm (a singular or limited pose that a search or a route left
+ * for a configuration the rest of the motion follows on from: rev-r3 finding 1). Where the
+ * targets leave the seed on another configuration of a singular self-motion, frame 1 has to
+ * get there: that step is reported as a jump (KmIkSolution.jumped), also where it stays
+ * below KM_IK_CONT_JUMP as a spike against the steps after it (frame 0→1 of a UR5 job moved
+ * wrist_1 by 0.32 rad, every later step at most 0.017 rad, unreported: rev-r3 finding 2).
+ * Every step of more than 0.1 rad that is more than four times the steps next to it, or of
+ * more than KM_IK_CONT_JUMP, is reported; no other. Returns the frames that jumped.
+ */
+static guint
+check_key_at_seed (const JointDef *defs,
+                   const double   *seed,
+                   const double   *away,
+                   gboolean        keyed)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (defs);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  enum { N = 61 };
+  guint n = p->n_dof, jumps = 0;
+  KmTransform keys[2], targets[N];
+  KmIkSolution out[N] = { { 0 } };
+  double steps[N + 1];
+  g_autofree double *prev = g_new (double, n);
+  g_autofree double *q = g_new (double, n);
+  TrackState st = { 0, prev, n, 0.0, 0 };
+  KmQuat a, b;
+
+  memcpy (p->seed, seed, n * sizeof (double));
+  g_assert_true (km_skeleton_within_limits (skel, seed, 0.0));
+  target_from_config (p, seed);
+  keys[0] = p->target;
+  target_from_config (p, away);
+  keys[1] = p->target;
+  a = km_mat3_to_quat (&keys[0].rot);
+  b = km_mat3_to_quat (&keys[1].rot);
+  for (guint k = 0; k < N; k++)
+    {
+      double t = k / (N - 1.0);
+
+      for (guint d = 0; d < n; d++)
+        q[d] = (1 - t) * seed[d] + t * away[d];
+      target_from_config (p, q);
+      targets[k] = p->target;
+      if (!keyed)
+        continue;
+      targets[k].pos = km_vec3_add (km_vec3_scale (keys[0].pos, 1 - t),
+                                    km_vec3_scale (keys[1].pos, t));
+      km_mat3_from_quat (km_quat_slerp (a, b, t), &targets[k].rot);
+    }
+
+  g_assert_true (km_ik_solve_trajectory (p, targets, N, out, on_frame, &st, NULL, NULL));
+  g_test_message ("%s%s: frame 0 off the seed by %g, largest step %g, %u flips",
+                  defs[1].name, keyed ? " (keyed)" : "", dof_max_distance (out[0].q, seed, n),
+                  st.max_jump, st.flips);
+  g_assert_true (out[0].converged);
+  g_assert_cmpfloat (dof_max_distance (out[0].q, seed, n), <=, 1e-9);
+  g_assert_false (out[0].jumped);
+
+  /* (Every joint here has a range of more than 1 rad: its step counts as it is.) */
+  steps[0] = steps[N] = -1.0;
+  for (guint k = 1; k < N; k++)
+    steps[k] = dof_max_distance (out[k].q, out[k - 1].q, n);
+  for (guint k = 1; k < N; k++)
+    {
+      gboolean spike = steps[k] > KM_IK_CONT_JUMP ||
+                       (steps[k] >= 0.1 && steps[k] > 4.0 * MAX (steps[k - 1], steps[k + 1]));
+
+      if (spike != out[k].jumped)
+        g_error ("frame %u: step %g (%g before, %g after), reported %s", k, steps[k],
+                 steps[k - 1], steps[k + 1], out[k].jumped ? "a jump" : "none");
+      jumps += spike;
+    }
+  assert_motion_frames (p, targets, out, N);
+  if (!keyed)
+    {
+      /* The seed's own way: followed without a jump. */
+      g_assert_cmpuint (st.flips, ==, 0);
+      g_assert_cmpuint (jumps, ==, 0);
+    }
+  return jumps;
+}
+
+/* UR5 at its wrist singularity (wrist_2 = 0), the elbow at 45°, the rest 0: its frame 0
+ * once came back as shoulder_lift −7.8°, elbow 60.1°, wrist_1 −36.7°, wrist_3 29.4°. */
+static void
+test_trajectory_key_at_seed_singular (void)
+{
+  const double seed[6] = { 0, 0, DEG (45), 0, 0, 0 };
+  const double away[6] = { 0, 0, DEG (45), 0, DEG (30), DEG (60) };
+  const double gentle[6] = { 0.1, -0.1, DEG (50), 0.1, 0.2, 0.1 };
+  const double spike[6] = { DEG (5), DEG (5), DEG (50), DEG (5), DEG (5), DEG (5) };
+
+  /* The keyed wrist turns about the axis the singularity loses: frame 1 flips it. */
+  g_assert_cmpuint (check_key_at_seed (ur5, seed, away, TRUE), ==, 1);
+  check_key_at_seed (ur5, seed, away, FALSE);
+  check_key_at_seed (ur5, seed, gentle, TRUE);
+  check_key_at_seed (ur5, seed, gentle, FALSE);
+  /* Keyed a little further on: frame 1 turns the wrist by 0.33 rad, a spike against the
+   * steps after it (below KM_IK_CONT_JUMP), reported. */
+  g_assert_cmpuint (check_key_at_seed (ur5, seed, spike, TRUE), ==, 1);
+}
+
+/* A 7-DOF arm at a joint limit: the Panda's joint4 at −4° (the end of its range), the rest
+ * 0 (its frame 0 once came back as joint1 −85.6°, joint2 −31°, joint3 11.7°,
+ * joint4 −49.8°, …), and iiwa7, an SRS arm (routed), with joint_a4 at its limit or its
+ * shoulder singular. */
+static void
+test_trajectory_key_at_seed_limit (void)
+{
+  const double panda_seed[7] = { 0, 0, 0, -0.0698, 0, 0, 0 };
+  const double panda_away[7] = { 0.1, 0.1, -0.1, -0.3, 0.1, 0.3, 0.1 };
+  const double iiwa_seed[7] = { 0, 0.4, 0, 2.0942, 0, 0, 0 };
+  const double iiwa_away[7] = { 0.1, 0.5, -0.1, 1.8, 0.1, 0.3, 0.1 };
+  /* Its shoulder singular (joint_a2 = 0) and its wrist too, keyed to a shoulder turned
+   * about the axis the singularity loses: frame 0 once came back 0.81 rad off. */
+  const double iiwa_singular[7] = { 0, 0, 0, 1.0, 0, 0, 0 };
+  const double iiwa_turned[7] = { DEG (30), DEG (30), DEG (60), 1.0, 0, 0, 0 };
+
+  g_assert_cmpuint (check_key_at_seed (panda, panda_seed, panda_away, TRUE), ==, 1);
+  check_key_at_seed (panda, panda_seed, panda_away, FALSE);
+  check_key_at_seed (iiwa7, iiwa_seed, iiwa_away, TRUE);
+  check_key_at_seed (iiwa7, iiwa_seed, iiwa_away, FALSE);
+  check_key_at_seed (iiwa7, iiwa_singular, iiwa_turned, TRUE);
+  check_key_at_seed (iiwa7, iiwa_singular, iiwa_turned, FALSE);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2900,6 +3060,9 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/mimic-master-off-path-range", test_mimic_master_off_path_range);
   g_test_add_func ("/kinema/Ik/mimic-master-off-path-motion", test_mimic_master_off_path_motion);
   g_test_add_func ("/kinema/Ik/zero-column-joint-kept", test_zero_column_joint_kept);
+  g_test_add_func ("/kinema/Ik/trajectory-key-at-seed-singular",
+                   test_trajectory_key_at_seed_singular);
+  g_test_add_func ("/kinema/Ik/trajectory-key-at-seed-limit", test_trajectory_key_at_seed_limit);
 
   return g_test_run ();
 }
