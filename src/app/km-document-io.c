@@ -622,6 +622,37 @@ document_is_untouched (KmDocument *self)
   return TRUE;
 }
 
+/* Set on a project whose model was opened into an untouched document (where its history
+ * starts): a targets or animation file opened next, before anything else changed, joins
+ * that start (document_is_fresh). */
+#define OPENED_MODEL_KEY "km-document-opened-model"
+
+/* Whether @self holds only what was opened into an empty window, unedited: a model
+ * (document_is_untouched when it was opened), and the files opened with it since, with no
+ * file, no change and no history. `kinema model.json targets.json` opens the pair as the
+ * model alone opens: nothing to undo, nothing unsaved. */
+static gboolean
+document_is_fresh (KmDocument *self)
+{
+  KmProject *project = km_document_get_project (self);
+
+  return g_object_get_data (G_OBJECT (project), OPENED_MODEL_KEY) != NULL
+         && km_document_get_file (self) == NULL && !km_document_get_modified (self)
+         && !km_project_can_undo (project) && !km_project_can_redo (project);
+}
+
+/* After a targets or animation file was added to a fresh document (document_is_fresh()
+ * before): what was opened is where the history starts, and unmodified. */
+static void
+start_history_if_fresh (KmDocument *self,
+                        gboolean    fresh)
+{
+  if (!fresh)
+    return;
+  km_project_clear_history (km_document_get_project (self));
+  km_document_set_modified (self, FALSE);
+}
+
 /* The main-thread half of opening: replays the parse warnings, then changes the
  * document. @loaded's result is taken over. */
 static gboolean
@@ -635,6 +666,7 @@ apply_loaded_file (KmDocument  *self,
   KmModelExtras *extras = loaded->extras;
   gpointer result = g_steal_pointer (&loaded->result);
   gboolean untouched = document_is_untouched (self);
+  gboolean fresh = document_is_fresh (self);
 
   for (guint i = 0; i < loaded->warnings->len; i++)
     _km_document_parse_warning (g_ptr_array_index (loaded->warnings, i), self);
@@ -667,6 +699,8 @@ apply_loaded_file (KmDocument  *self,
         {
           km_project_clear_history (km_document_get_project (self));
           km_document_set_modified (self, FALSE);
+          g_object_set_data (G_OBJECT (km_document_get_project (self)), OPENED_MODEL_KEY,
+                             GINT_TO_POINTER (TRUE));
         }
       _km_document_auto_solve (self);
       break;
@@ -688,6 +722,8 @@ apply_loaded_file (KmDocument  *self,
         km_ik_targets_item_set_file (KM_IK_TARGETS_ITEM (item), path, format->name);
         _km_document_import_child (self, file, item, _("Import Targets"));
         _km_document_sync (self);
+        /* Opened with the model (`kinema model.json targets.json`): as the model alone. */
+        start_history_if_fresh (self, fresh);
         _km_document_auto_solve (self);
       }
       break;
@@ -713,6 +749,7 @@ apply_loaded_file (KmDocument  *self,
         km_ik_animation_item_set_file (KM_IK_ANIMATION_ITEM (item), path, format->name);
         _km_document_import_child (self, file, item, _("Import Animation"));
         _km_document_sync (self);
+        start_history_if_fresh (self, fresh);
       }
       break;
 
@@ -818,7 +855,9 @@ apply_loaded_file (KmDocument  *self,
  * current one; a targets or animation file is added under the current body (the
  * animation must fit it). Adding is undoable, except for a model opened into an
  * untouched document (only the world, unmodified, no file, no history: what a window
- * starts with), where the history starts after it. On failure (the error names file,
+ * starts with), where the history starts after it, and a targets or animation file
+ * opened next while nothing else changed (`kinema model.json targets.json`), which joins
+ * that start: the project stays unmodified. On failure (the error names file,
  * line and column) the document is unchanged. Reads the file on the calling thread: the editor
  * uses km_document_import_file_async().
  */
@@ -1522,21 +1561,36 @@ _km_autosave_models_dir (const char *autosave_path)
   return g_strconcat (autosave_path, ".models", NULL);
 }
 
-/* Removes @path, a folder with everything in it or a file. (A folder an autosave write
- * has just put a file in stays: its end removes it, see written_cb in km-autosave.c.) */
+/* Removes @path, a folder with everything in it or a file. A symbolic link is removed,
+ * never followed: what it leads to (a folder of the user's) stays. (A folder an autosave
+ * write has just put a file in stays: its end removes it, see written_cb in
+ * km-autosave.c.) */
 static void
 remove_path (const char *path)
 {
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
+  GStatBuf st;
 
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+  if (g_lstat (path, &st) != 0)
     {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      remove_path (child);
+      if (errno != ENOENT)
+        g_warning ("Cannot remove %s: %s", path, g_strerror (errno));
+      return;
     }
-  if (g_remove (path) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_path (child);
+        }
+      if (g_rmdir (path) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+        g_warning ("Cannot remove %s: %s", path, g_strerror (errno));
+    }
+  else if (g_unlink (path) != 0 && errno != ENOENT)
     g_warning ("Cannot remove %s: %s", path, g_strerror (errno));
 }
 
@@ -1687,6 +1741,9 @@ typedef struct
   KmDocumentWriteFunc  write;      /* JOB_FILES: writes write_data */
   gpointer             write_data;
   GDestroyNotify       write_data_free;
+  gboolean             project_written;  /* JOB_PROJECT: the project's file is written
+                                          * (the worker's), also when the save then failed
+                                          * to replace a model file of the user's */
   guint                n_share_dropped;  /* JOB_PROJECT to another file: the references
                                           * read through ${SHARE} written as absolute
                                           * paths (km_cnoid_build_tree_full) */
@@ -1897,6 +1954,7 @@ write_job_run (WriteJob  *job,
                GError   **error)
 {
   g_autoptr(GError) local_error = NULL;
+  gboolean ok;
 
   switch (job->kind)
     {
@@ -1950,8 +2008,11 @@ write_job_run (WriteJob  *job,
                        _("The project was not saved: %s"), local_error->message);
           return FALSE;
         }
-      if (job->edited != NULL && !_km_edited_skeletons_commit (job->edited, error))
-        return FALSE;
+      /* The project refers to what it wrote now, whatever follows: its file, ids and
+       * model files are the document's (write_job_done_cb), also when a file of the
+       * user's then cannot be replaced, which the error names (its body stays edited). */
+      job->project_written = TRUE;
+      ok = job->edited == NULL || _km_edited_skeletons_commit (job->edited, error);
       /* What the file is now is this save's: the editor does not take it for a change. */
       job->identity = query_path_identity (job->path);
       /* Likewise the model files written back. */
@@ -1961,6 +2022,8 @@ write_job_run (WriteJob  *job,
 
           check->after = model_checksum (check->path);
         }
+      if (!ok)
+        return FALSE;
       break;
 
     case JOB_AUTOSAVE:
@@ -2355,6 +2418,7 @@ write_job_done_cb (GObject      *source,
   GError *error = NULL;
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
   gboolean counted = job->kind != JOB_AUTOSAVE;
+  gboolean project_written = ok || job->project_written;
   gboolean replan = FALSE;
 
   for (guint i = 0; i < job->warnings->len; i++)
@@ -2382,7 +2446,7 @@ write_job_done_cb (GObject      *source,
                              km_cnoid_sub_save_get_path (sub));
           km_cnoid_sub_save_done (sub);
         }
-      if (ok)
+      if (project_written)
         km_cnoid_saved (job->project, job->ids);
       /* A model copy of Kinema's that the save was to write again had been replaced or
        * changed by another program meanwhile: it was left as it is, and the save is
@@ -2394,16 +2458,20 @@ write_job_done_cb (GObject      *source,
       /* Before the end: on failure the body items go back to their old files, an
        * undone save rather than an edit made while the file was written. */
       if (job->edited != NULL)
-        _km_document_edited_skeletons_done (self, job->edited, ok);
-      if (ok)
+        _km_document_edited_skeletons_done (self, job->edited, project_written);
+      if (project_written)
         link_embedded_bodies (job->embedded_bodies, job->path, job->embedded_name);
-      _km_document_end_save (self, job->project, ok ? job->file : NULL);
-      if (ok)
+      _km_document_end_save (self, job->project, project_written ? job->file : NULL);
+      if (project_written)
         {
           _km_document_set_file_identity (self, job->project, job->identity);
           update_model_checksums (self, job);
         }
-      else if (error->domain == KM_DOCUMENT_ERROR)
+      /* Saved, but not every model file it refers to (their bodies stay edited). */
+      if (!ok && project_written && job->project == km_document_get_project (self))
+        km_document_set_modified (self, TRUE);
+      else if (!ok && error->domain == KM_DOCUMENT_ERROR &&
+               error->code != KM_DOCUMENT_ERROR_MODELS_NOT_SAVED)
         set_disk_conflict (self, error, job->identity, job->conflict_sub, job->conflict_model);
       /* Here: the worker may drop the job last. */
       g_clear_object (&job->project);
@@ -2411,9 +2479,9 @@ write_job_done_cb (GObject      *source,
       g_clear_pointer (&job->ids, g_hash_table_unref);
       g_clear_pointer (&job->subs, g_ptr_array_unref);
       g_clear_pointer (&job->embedded_bodies, g_ptr_array_unref);
-      if (ok)
+      if (project_written)
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
-      if (ok && job->n_share_dropped > 0)
+      if (project_written && job->n_share_dropped > 0)
         log_share_dropped (self, job);
       break;
     case JOB_AUTOSAVE:
@@ -2541,7 +2609,11 @@ remember_selected_joint (KmDocument *self)
  * KmDocument:saving is %TRUE until the document has taken the result, just before
  * @callback: on success @file is the document's file and the document is unmodified
  * unless it was edited while the file was written; on failure the old file is as it was
- * and the document stays modified. One project save runs at a time: another fails with
+ * and the document stays modified. Except for a skeleton.json of the user's that cannot
+ * replace the file it is written back to once the project is written: the save fails
+ * naming it, the project's file is @file as written (its identity and item ids the
+ * document's, as on success), and the document stays modified, that body's skeleton
+ * edited (the next save writes it). One project save runs at a time: another fails with
  * %G_IO_ERROR_PENDING. @cancellable is not checked (a started write completes).
  * A save to the document's own file checks first, on the worker, that the file is still
  * what the document last read or wrote there (km_document_get_file_identity): when

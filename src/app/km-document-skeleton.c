@@ -1073,6 +1073,8 @@ typedef struct
                           * as its own (km-copy-stamp.h) */
   GBytes     *written_text; /* @replace, a skeleton.json: the text written (the worker's),
                              * which the body keeps then (km_body_item_set_model_text) */
+  gboolean    not_replaced; /* @replace: the project was written, but this file could not
+                             * be replaced (the worker's): it is as it was, its body edited */
 } SkeletonFile;
 
 static void
@@ -2631,23 +2633,53 @@ remove_written (KmEditedSkeletons *edited,
     }
 }
 
+/* The error of a commit that could not replace some files (@failed, their paths; @first,
+ * the first one's error): the project is saved, these files are not. */
+static void
+set_not_replaced_error (GError      **error,
+                        GPtrArray    *failed,
+                        const GError *first)
+{
+  g_autofree char *names = NULL;
+
+  g_ptr_array_add (failed, NULL);
+  names = g_strjoinv (", ", (char **) failed->pdata);
+  g_ptr_array_remove_index (failed, failed->len - 1);
+  g_set_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_MODELS_NOT_SAVED,
+               /* Translators: the first %s lists model files (paths, comma-separated), the
+                * second is why the first of them could not be written */
+               g_dngettext (GETTEXT_PACKAGE,
+                            "The project was saved, but not its model file %s: its body "
+                            "stays edited, and the next save writes it again (%s).",
+                            "The project was saved, but not its model files %s: their bodies "
+                            "stay edited, and the next save writes them again (%s).",
+                            failed->len),
+               names, first->message);
+}
+
 /**
  * _km_edited_skeletons_commit:
  *
  * Once the project is written: the files of the user's that _km_edited_skeletons_write()
- * wrote beside them replace them. Should one not, the others that have not are removed
- * (the copies beside the project stay: the project written refers to them). Touches no
- * document or item: runs on any thread.
+ * wrote beside them replace them. One that cannot is left as it was (what was written for
+ * it goes) and the others are replaced all the same, the project written referring to
+ * them: the error names those not replaced, whose bodies stay edited
+ * (_km_document_edited_skeletons_done() with @ok %TRUE). Touches no document or item: runs
+ * on any thread.
  */
 gboolean
 _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
                              GError            **error)
 {
+  g_autoptr(GPtrArray) failed = g_ptr_array_new ();
+  g_autoptr(GError) first = NULL;
+
   g_return_val_if_fail (edited != NULL, FALSE);
 
   for (guint i = 0; i < edited->files->len; i++)
     {
       SkeletonFile *file = g_ptr_array_index (edited->files, i);
+      g_autoptr(GError) local_error = NULL;
 
       if (file->temp == NULL)
         continue;
@@ -2660,10 +2692,14 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
           clear_temp (file);
           continue;
         }
-      if (!km_format_replace_file (file->temp, file->path, error))
+      if (!km_format_replace_file (file->temp, file->path, &local_error))
         {
-          remove_written (edited, FALSE);
-          return FALSE;
+          if (g_unlink (file->temp) != 0 && errno != ENOENT && errno != ENOTDIR)
+            g_warning ("Cannot remove %s: %s", file->temp, g_strerror (errno));
+          file->not_replaced = TRUE;
+          g_ptr_array_add (failed, file->path);
+          if (first == NULL)
+            first = g_steal_pointer (&local_error);
         }
       clear_temp (file);
     }
@@ -2695,6 +2731,11 @@ _km_edited_skeletons_commit (KmEditedSkeletons  *edited,
             g_warning ("Cannot remove %s: %s", stale->path, g_strerror (errno));
         }
     }
+  if (first != NULL)
+    {
+      set_not_replaced_error (error, failed, first);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -2715,10 +2756,12 @@ _km_edited_skeletons_abort (KmEditedSkeletons *edited)
 
 /**
  * _km_document_edited_skeletons_done:
- * @ok: whether the skeletons (and the project after them) were written
+ * @ok: whether the project was written (the skeletons before it)
  *
  * Back on the main thread: on success logs where the copies went; on failure puts the
- * body items back to the files they referred to, their skeletons edited again.
+ * body items back to the files they referred to, their skeletons edited again. A file of
+ * the user's that the commit could not replace, the project written all the same, leaves
+ * its body on that file, its skeleton edited again: the next save writes it.
  */
 void
 _km_document_edited_skeletons_done (KmDocument        *self,
@@ -2767,6 +2810,16 @@ _km_document_edited_skeletons_done (KmDocument        *self,
             g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
           if (ok)
             continue;
+        }
+      else if (ok && written->not_replaced)
+        {
+          /* The states recorded meanwhile are edited too (their file is this one). */
+          if (!e->switched)
+            e->pending->failed = TRUE;
+          if (e->switched ? g_strcmp0 (km_body_item_get_file (e->body), e->path) == 0
+                          : km_body_item_get_skeleton (e->body) == written->skeleton)
+            g_object_set_data (G_OBJECT (item), MODIFIED_KEY, GINT_TO_POINTER (TRUE));
+          continue;
         }
       else if (ok && written->own && written->identity != NULL)
         {

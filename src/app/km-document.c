@@ -1718,8 +1718,8 @@ typedef struct
   gboolean       before_unsolved;    /* the solve of track_before never finished, so
                                       * animation_before is not its motion */
   TargetsLink   *link;               /* the running solve that completes this step */
-  /* The unkeyed pose the step keys (Set Keyframe), shown again, unkeyed, by its undo: the
-   * pose shown and its frame when it was made; NULL for other steps. */
+  /* The pose the step keys (Set Keyframe), unkeyed or where no motion showed, shown again
+   * by its undo: the pose shown and its frame when it was made; NULL for other steps. */
   double        *keyed_pose;
   guint          keyed_n_dof;
   guint          keyed_frame;
@@ -3212,8 +3212,12 @@ km_document_set_targets (KmDocument    *self,
       if (edit->animation_before != NULL)
         km_animation_ref (edit->animation_before);
     }
-  /* Set Keyframe on an unkeyed pose (km_document_set_keyframe) keys what shows now. */
-  if (self->pose_unkeyed && self->unkeyed_frame == self->current_frame
+  /* Set Keyframe (km_document_set_keyframe) keys what shows now: an unkeyed pose, or a
+   * pose where no motion shows (a model without one), which the solve the keyframe starts
+   * replaces with its own (a redundant arm reaches the point another way); undone, the
+   * pose of before shows again, not the solver's. */
+  if ((self->pose_unkeyed ? self->unkeyed_frame == self->current_frame
+                          : motion_pose (self) == NULL)
       && self->skeleton != NULL && track_keys_shown_pose (self, targets))
     {
       edit->keyed_n_dof = km_skeleton_get_n_dof (self->skeleton);

@@ -70,6 +70,9 @@ typedef enum
 {
   KM_DOCUMENT_ERROR_CHANGED_ON_DISK,
   KM_DOCUMENT_ERROR_DELETED_ON_DISK,
+  /* The project was written, but not all its model files (edited bodies): no disk
+   * conflict; the message says so. */
+  KM_DOCUMENT_ERROR_MODELS_NOT_SAVED,
 } KmDocumentError;
 
 GQuark             km_document_error_quark        (void);

@@ -1440,6 +1440,50 @@ test_save_temporary_registered (Fixture       *f,
   g_assert_true (holds_skeleton (f, model));
 }
 
+/* A save that writes the project but then cannot replace the edited skeleton.json it
+ * writes back (another program put a folder in its place while the save ran; a read-only
+ * file system does the same): the error names the model file and says the project was
+ * saved; the project's file is the document's as written (the next Save does not take it
+ * for another program's change) and the document stays modified, the body edited, so that
+ * the next save writes the model, which it does once it can. */
+static void
+test_save_model_not_replaced (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *model = g_build_filename (f->dir, "skeleton.json", NULL);
+  g_autofree char *identity = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reopen (f);
+  edit_joint_offset (f, "Elbow", km_vec3 (0, 0, 1.5));
+  g_assert_true (km_document_get_modified (f->document));
+  /* Where the skeleton.json was, a folder: written beside it, it cannot replace it. */
+  g_assert_cmpint (g_unlink (model), ==, 0);
+  g_assert_cmpint (g_mkdir (model, 0700), ==, 0);
+
+  g_assert_false (km_document_save (f->document, f->file, &error));
+  g_assert_error (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_MODELS_NOT_SAVED);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "The project was saved"));
+  g_assert_nonnull (strstr (error->message, model));
+  g_assert_true (g_file_test (model, G_FILE_TEST_IS_DIR));
+  g_assert_cmpuint (count_files (f->dir, "skeleton.json."), ==, 0);
+  /* The file written is the document's, as written. */
+  identity = km_document_query_file_identity (f->file, NULL);
+  g_assert_nonnull (identity);
+  g_assert_cmpstr (km_document_get_file_identity (f->document), ==, identity);
+  g_assert_true (g_file_equal (km_document_get_file (f->document), f->file));
+  g_assert_true (km_document_get_modified (f->document));
+
+  /* The folder gone: Save asks nothing, and writes the model. */
+  g_assert_cmpint (g_rmdir (model), ==, 0);
+  g_clear_error (&error);
+  g_assert_true (km_document_save (f->document, f->file, &error));
+  g_assert_no_error (error);
+  g_assert_true (holds_skeleton (f, model));
+  g_assert_false (km_document_get_modified (f->document));
+}
+
 /* Writes the example's skeleton.json (in @f's folder) to @path with a key Kinema does not
  * interpret, "comment": the user's note. */
 static void
@@ -2269,6 +2313,8 @@ main (int    argc,
   g_test_add ("/kinema/Window/disk-changes/save-restores-relative-model", Fixture,
               "../model/SR1/SR1.body", fixture_setup, test_save_restores_model_elsewhere,
               fixture_teardown);
+  g_test_add ("/kinema/Window/disk-changes/save-model-not-replaced", Fixture, NULL,
+              fixture_setup, test_save_model_not_replaced, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/save-temporary-registered", Fixture, NULL,
               fixture_setup, test_save_temporary_registered, fixture_teardown);
   g_test_add ("/kinema/Window/disk-changes/save-model-folder-gone", Fixture, NULL,

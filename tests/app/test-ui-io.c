@@ -18,6 +18,7 @@
 #include "km-cnoid.h"
 #include "km-defaults.h"
 #include "km-document-edit.h"
+#include "km-document-private.h"
 #include "km-document-skeleton.h"
 #include "km-format.h"
 #include "km-ik-animation-item.h"
@@ -2388,6 +2389,63 @@ test_second_quit_signal_after_handled (gconstpointer data)
   g_assert_false (left);
 }
 
+/* @path holds a file @name. */
+static void
+put_file (const char *dir,
+          const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, "x", 1, &error));
+  g_assert_no_error (error);
+}
+
+/* Review finding: removing an autosave's folder of copies removes a symbolic link in it
+ * (or the folder itself as a link), never what it leads to: a folder of the user's, with
+ * its files, stays. */
+static void
+test_autosave_models_links_not_followed (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-links-XXXXXX");
+  g_autofree char *outside = g_build_filename (dir, "users-folder", NULL);
+  g_autofree char *outside_file = g_build_filename (outside, "keep.json", NULL);
+  g_autofree char *autosave = g_build_filename (dir, "work.cnoid", NULL);
+  g_autofree char *models = _km_autosave_models_dir (autosave);
+  g_autofree char *copy = g_build_filename (models, "copy", NULL);
+  g_autofree char *link = g_build_filename (models, "link", NULL);
+  g_autofree char *kept = g_build_filename (models, "kept", NULL);
+
+  g_assert_cmpint (g_mkdir (outside, 0700), ==, 0);
+  put_file (outside, "keep.json");
+  g_assert_cmpint (g_mkdir (models, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (copy, 0700), ==, 0);
+  put_file (copy, "skeleton.json");
+  g_assert_cmpint (g_mkdir (kept, 0700), ==, 0);
+
+  /* The copies of the others than the one kept, a link among them. */
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+  _km_autosave_remove_models (autosave, kept);
+  g_assert_true (g_file_test (outside_file, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  g_assert_false (g_file_test (copy, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (kept, G_FILE_TEST_IS_DIR));
+
+  /* All of them, a link inside. */
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+  _km_autosave_remove_models (autosave, NULL);
+  g_assert_true (g_file_test (outside_file, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (models, G_FILE_TEST_EXISTS));
+
+  /* The folder itself a link. */
+  g_assert_cmpint (symlink (outside, models), ==, 0);
+  _km_autosave_remove_models (autosave, NULL);
+  g_assert_true (g_file_test (outside_file, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (models, G_FILE_TEST_IS_SYMLINK));
+
+  km_test_remove_tree (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2466,6 +2524,8 @@ main (int    argc,
                         test_quit_signal_keeps_autosave);
   g_test_add_data_func ("/kinema/UiIo/sighup-keeps-autosave", GINT_TO_POINTER (SIGHUP),
                         test_quit_signal_keeps_autosave);
+  g_test_add_func ("/kinema/UiIo/autosave-models-links-not-followed",
+                   test_autosave_models_links_not_followed);
   g_test_add_func ("/kinema/UiIo/second-quit-signal-ends-hung-write",
                    test_second_quit_signal_ends_hung_write);
   g_test_add_data_func ("/kinema/UiIo/second-sigterm-after-handled", GINT_TO_POINTER (SIGTERM),

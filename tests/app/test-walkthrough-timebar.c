@@ -91,6 +91,47 @@ fixture_setup_imported (Fixture       *f,
   g_assert_null (km_document_get_animation (f->document));
 }
 
+/* A 7-DOF arm imported without targets or motion, its zero pose outside a joint's limits
+ * as the Panda's is (the iiwa of the IK benchmark, its A4 limited to 0.3…2.0942 rad): Set
+ * Keyframe's solve reaches the effector's pose with other joint values than shown. */
+static void
+fixture_setup_redundant (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "data", "bench-iiwa7.json",
+                                                   NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GString) limited = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  char *a4;
+
+  g_assert_true (g_file_get_contents (source, &text, NULL, NULL));
+  limited = g_string_new (text);
+  a4 = strstr (limited->str, "\"joint_a4\"");
+  g_assert_nonnull (a4);
+  a4 = strstr (a4, "[-2.0942, 2.0942]");
+  g_assert_nonnull (a4);
+  memcpy (a4, "[ 0.3000, 2.0942]", strlen ("[-2.0942, 2.0942]"));
+  f->dir = km_test_make_tmp_dir ("km-limited-XXXXXX");
+  path = g_build_filename (f->dir, "arm.json", NULL);
+  g_assert_true (g_file_set_contents (path, limited->str, limited->len, &error));
+  g_assert_no_error (error);
+  file = g_file_new_for_path (path);
+
+  f->document = km_document_new ();
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  f->window = time_bar_window ();
+  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
+  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
+  km_time_bar_set_document (f->time_bar, f->document);
+  gtk_window_present (f->window);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_null (km_document_get_animation (f->document));
+}
+
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
@@ -413,6 +454,50 @@ assert_animation_solves_targets (Fixture *f)
       g_assert_cmpfloat_with_epsilon (world[effector].pos.y, world_expected[effector].pos.y, 1e-4);
       g_assert_cmpfloat_with_epsilon (world[effector].pos.z, world_expected[effector].pos.z, 1e-4);
     }
+}
+
+/* A reviewer's Panda: K on a model without motion, its solve done, then Ctrl+Z: the pose
+ * shown before K comes back (not the solver's, which reaches the effector's pose another
+ * way on a redundant arm), and the next joint edit starts from it. */
+static void
+test_undo_key_restores_pose (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree double *before = NULL;
+  const double *pose;
+  guint n_dof = 0;
+  double differs = 0;
+
+  pose = km_document_get_pose (f->document, &n_dof);
+  g_assert_cmpuint (n_dof, ==, 7);
+  before = g_memdup2 (pose, n_dof * sizeof (double));
+  g_assert_false (km_document_get_pose_unkeyed (f->document, NULL));
+
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_nonnull (km_document_get_animation (f->document));
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    differs = MAX (differs, fabs (pose[i] - before[i]));
+  g_test_message ("the solve moved a joint by %g rad", differs);
+  /* (What makes the test: the solver's pose is not the one keyed.) */
+  g_assert_cmpfloat (differs, >, 1e-6);
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_null (km_document_get_targets (f->document));
+  g_assert_null (km_document_get_animation (f->document));
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 0; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, before[i]);
+  g_assert_false (km_document_get_pose_unkeyed (f->document, NULL));
+
+  /* The next edit starts from it: joint 0 moved, the others as before K. */
+  km_document_set_dof_value (f->document, 0, before[0] + 0.1);
+  km_document_close_edit (f->document);
+  pose = km_document_get_pose (f->document, NULL);
+  for (guint i = 1; i < n_dof; i++)
+    g_assert_cmpfloat (pose[i], ==, before[i]);
 }
 
 /* Keys frame 0 then frame 30 (a second keyframe), without running the main loop in
@@ -1641,6 +1726,8 @@ main (int    argc,
               fixture_setup_imported, test_keys_past_the_motion, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/undo-first-keyframe", Fixture, NULL,
               fixture_setup_imported, test_undo_first_keyframe, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/undo-key-restores-pose", Fixture, NULL,
+              fixture_setup_redundant, test_undo_key_restores_pose, fixture_teardown_srs);
   g_test_add ("/kinema/Walkthrough/timebar/undo-onto-unsolved-keyframe", Fixture, NULL,
               fixture_setup_imported, test_undo_onto_unsolved_keyframe, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/undo-onto-cancelled-keyframe", Fixture, NULL,

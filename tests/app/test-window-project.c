@@ -2122,6 +2122,50 @@ test_open_model_with_targets_unmodified (void)
   test_app_destroy_window (&window, &document);
 }
 
+/* Review finding: `kinema model.json targets.json` (a targets file opened right after the
+ * model into an empty window) opens unmodified, as the model alone does: no asterisk,
+ * nothing to undo, also once the targets are solved. A targets file opened after an edit
+ * is a step to undo, and leaves the project modified. */
+static void
+test_open_model_and_targets_unmodified (void)
+{
+  g_autofree char *model = g_test_build_filename (G_TEST_DIST, "data", "ik-orient-arm6.json",
+                                                  NULL);
+  g_autofree char *targets = g_test_build_filename (G_TEST_DIST, "data",
+                                                    "ik-orient-arm6-targets.json", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model);
+  g_autoptr(GFile) targets_file = g_file_new_for_path (targets);
+  KmWindow *window = km_window_new (NULL);
+  KmDocument *document = km_window_get_document (window);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 600);
+  gtk_window_present (GTK_WINDOW (window));
+  test_app_spin ();
+  g_assert_true (test_app_open_file (window, model_file));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  g_assert_true (test_app_open_file (window, targets_file));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+  g_assert_nonnull (km_document_get_targets (document));
+  g_assert_nonnull (km_document_get_animation (document));
+  g_assert_false (km_document_get_modified (document));
+  g_assert_false (km_document_can_undo (document));
+  g_assert_null (strchr (gtk_window_get_title (GTK_WINDOW (window)), '*'));
+
+  /* After an edit, another targets file is an edit too. */
+  km_document_set_current_frame (document, 0);
+  km_document_set_dof_value (document, 0, km_document_get_pose (document, NULL)[0] + 0.2);
+  km_document_close_edit (document);
+  g_assert_true (km_document_undo (document));
+  g_assert_false (km_document_get_modified (document));
+  g_assert_true (test_app_open_file (window, targets_file));
+  g_assert_true (test_app_wait_idle_solve (document, 20000));
+  test_app_spin ();
+  g_assert_true (km_document_get_modified (document));
+  g_assert_true (km_document_can_undo (document));
+  test_app_destroy_window (&window, &document);
+}
+
 /* Importing a model into the example (a project with content) stays undoable, and its
  * undo gives the time bar back the example's frames. */
 static void
@@ -2164,6 +2208,8 @@ main (int    argc,
   g_test_add_func ("/kinema/Window/reload-example-body", test_reload_example_body);
   g_test_add_func ("/kinema/Window/open-model-with-targets-unmodified",
                    test_open_model_with_targets_unmodified);
+  g_test_add_func ("/kinema/Window/open-model-and-targets-unmodified",
+                   test_open_model_and_targets_unmodified);
   g_test_add ("/kinema/Window/tree-reload-example-body", Fixture, NULL,
               fixture_setup, test_tree_reload_example_body, fixture_teardown);
   g_test_add ("/kinema/Window/undo-joint-edit", Fixture, NULL,
