@@ -442,6 +442,76 @@ km_document_set_keyframe (KmDocument *self,
   return TRUE;
 }
 
+/* Whether km_document_set_effector() would change something for @joint (for the
+ * actions that call it to be enabled). */
+gboolean
+km_document_can_set_effector (KmDocument *self,
+                              int         joint)
+{
+  KmSkeleton *skeleton;
+  KmTargetTrack *targets;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  skeleton = km_document_get_skeleton (self);
+  if (skeleton == NULL || km_document_get_body_item (self) == NULL || joint < 0
+      || (guint) joint >= km_skeleton_get_n_joints (skeleton)
+      || km_skeleton_get_joint (skeleton, (guint) joint)->parent < 0)
+    return FALSE;
+  /* The effector by default (no targets, or targets that name none) is named all the
+   * same: the choice then holds whatever the model's default becomes. */
+  targets = km_document_get_targets (self);
+  return targets == NULL || km_target_track_get_effector (targets) == NULL
+         || km_document_get_effector (self) != joint;
+}
+
+/**
+ * km_document_set_effector:
+ * @joint: a joint of the current body's skeleton, not its root
+ *
+ * Makes @joint the end effector of the current body's IK targets, as `--effector` does
+ * for the command line: the targets name it (they are made, without keyframes, when the
+ * body has none), their keyframes stay where they are in the world, and a tool point off
+ * the previous effector (an effector offset) goes, being in that joint's frame. One undo
+ * step; the motion solves again, as after any edit of the targets.
+ *
+ * Returns: %FALSE when nothing changed (no body, no such joint, the root, or @joint is
+ *   already the effector the targets name)
+ */
+gboolean
+km_document_set_effector (KmDocument *self,
+                          int         joint)
+{
+  g_autoptr(KmTargetTrack) named = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  KmSkeleton *skeleton;
+  KmTargetTrack *targets;
+  const KmJoint *chosen;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), FALSE);
+
+  if (!km_document_can_set_effector (self, joint))
+    return FALSE;
+  skeleton = km_document_get_skeleton (self);
+  chosen = km_skeleton_get_joint (skeleton, (guint) joint);
+  targets = km_document_get_targets (self);
+  if (targets == NULL)
+    track = km_target_track_new (NULL, 0, chosen->name, km_document_get_frame_rate (self),
+                                 NULL);
+  else
+    {
+      named = km_target_track_with_effector (targets, chosen->name);
+      track = km_target_track_has_effector_offset (named)
+              ? km_target_track_with_tool (named, km_vec3 (0.0, 0.0, 0.0),
+                                           km_target_track_get_position_only (named))
+              : g_steal_pointer (&named);
+    }
+  if (track == NULL)
+    return FALSE;
+  commit_targets (self, track);
+  return TRUE;
+}
+
 /* Removes the keyframe at @frame (one undo step); FALSE when there is none. */
 gboolean
 km_document_delete_keyframe (KmDocument *self,

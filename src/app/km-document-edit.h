@@ -24,6 +24,10 @@ gboolean  km_document_put_keyframe         (KmDocument   *self,
                                             const KmTargetKeyframe *keyframe);
 gboolean  km_document_delete_keyframe      (KmDocument   *self,
                                             guint         frame);
+gboolean  km_document_can_set_effector     (KmDocument   *self,
+                                            int           joint);
+gboolean  km_document_set_effector         (KmDocument   *self,
+                                            int           joint);
 gboolean  km_document_move_keyframe        (KmDocument   *self,
                                             guint         from,
                                             guint         to);

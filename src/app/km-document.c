@@ -437,6 +437,30 @@ warn_unusable_base (KmDocument *self,
                      name, km_skeleton_get_joint (self->skeleton, (guint) effector)->name);
 }
 
+/* The end effector of a body without IK targets, which the first keyframe names: the
+ * skeleton's default (the last leaf, as for targets that name none), unless that joint
+ * follows another (a linked, mimic, joint: a gripper's second finger, whose drags would
+ * only open the gripper): then the joint the linked pair hangs from (their nearest common
+ * ancestor, the hand), where it is not the root. */
+static int
+untargeted_effector (const KmSkeleton *skeleton)
+{
+  int leaf = km_skeleton_get_default_effector (skeleton);
+  const KmJoint *joint = leaf >= 0 ? km_skeleton_get_joint (skeleton, (guint) leaf) : NULL;
+  int hand;
+
+  if (joint == NULL || joint->mimic < 0)
+    return leaf;
+  /* Up from the follower to the first joint above its master too (preorder: a joint's
+   * subtree is the indices from it to its subtree_end). */
+  for (hand = joint->parent; hand >= 0;
+       hand = km_skeleton_get_joint (skeleton, (guint) hand)->parent)
+    if (hand < joint->mimic
+        && (guint) joint->mimic < km_skeleton_get_joint (skeleton, (guint) hand)->subtree_end)
+      break;
+  return hand > 0 ? hand : leaf;
+}
+
 static void
 update_effector (KmDocument *self)
 {
@@ -447,7 +471,9 @@ update_effector (KmDocument *self)
       const char *name = self->targets ? km_target_track_get_effector (self->targets) : NULL;
 
       effector = name ? km_skeleton_find_effector (self->skeleton, name) : -1;
-      if (effector < 0)
+      if (effector < 0 && self->targets == NULL)
+        effector = untargeted_effector (self->skeleton);
+      else if (effector < 0)
         {
           effector = km_skeleton_get_default_effector (self->skeleton);
           if (name != NULL && effector >= 0)
@@ -1299,6 +1325,7 @@ sync_from_project (KmDocument *self)
   /* (the body read again from its file is the same body: Reload, its undo or redo) */
   gboolean same_body = _km_document_same_item (KM_ITEM (self->body), KM_ITEM (body));
   g_autoptr(KmBodyItem) previous = self->body != NULL ? g_object_ref (self->body) : NULL;
+  g_autoptr(KmBodyItem) stopped = NULL;
   gboolean body_changed, targets_changed;
 
   if (targets_item != NULL)
@@ -1320,6 +1347,9 @@ sync_from_project (KmDocument *self)
                && pose_seq_building (KM_ITEM (body))))
     self->held_frames = MAX (self->held_frames, self->timeline_frames);
   targets_changed = targets != self->targets;
+  /* A solve of the body shown before stops with it (below): not silently. */
+  stopped = !same_body && previous != NULL && self->solve_body == previous
+            && self->solve_cancellable != NULL ? g_object_ref (previous) : NULL;
   if (skeleton != self->skeleton)
     {
       /* The targets that come with the model first (a skeleton edit's, its undo's: those
@@ -1345,6 +1375,13 @@ sync_from_project (KmDocument *self)
       && reread_swapped (self, body, KM_ITEM (previous), KM_ITEM (body)))
     animation = body_animation (self, body, &source);
   g_set_object (&self->targets_item, targets_item);
+  if (stopped != NULL && self->solve_cancellable == NULL)
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: the body item's name */
+                     _("The solve of “%s” was stopped: another body is shown now. Its "
+                       "motion is as it was before the solve; show that body and press "
+                       "Solve to solve it."),
+                     km_item_get_name (KM_ITEM (stopped)));
   /* While a solve runs, its frames are what shows (and no source gives them). */
   if (self->solve_cancellable == NULL)
     set_animation (self, source, animation);

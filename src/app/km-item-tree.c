@@ -12,6 +12,7 @@
 #include "km-body-item.h"
 #include "km-body-motion-item.h"
 #include "km-cnoid.h"
+#include "km-document-edit.h"
 #include "km-document-skeleton.h"
 #include "km-ik-animation-item.h"
 #include "km-ik-targets-item.h"
@@ -62,6 +63,8 @@ struct _KmItemTree
   GtkEntry           *rename_entry;
   GtkLabel           *rename_error;   /* why a joint's new name was refused */
   GtkPopover         *context_menu;
+  GMenuModel         *item_menu;      /* what the context menu offers for items */
+  GMenuModel         *joint_menu;     /* and for a joint's row */
 
   /* Owned */
   KmDocument         *document;
@@ -624,6 +627,10 @@ update_actions (KmItemTree *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.uncheck", can_uncheck);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.reload",
                                  items->len == 1 && km_item_get_file (g_ptr_array_index (items, 0)));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "tree.use-as-effector",
+                                 items->len == 0 && self->document != NULL
+                                 && km_document_can_set_effector (self->document,
+                                                                  selected_joint_row (self)));
 }
 
 /* The first selected joint row's joint, or -1. */
@@ -831,7 +838,38 @@ document_selected_joint_cb (KmItemTree *self)
   scroll_to_joint (self);
 }
 
-/* The current body's joints under it, the previous body's gone. */
+/* Whether the project's selection holds an item, but none of @body or below it, while
+ * @old is still in the project (not another project's body: one opened keeps its own
+ * selection). */
+static gboolean
+selection_is_elsewhere (KmItemTree *self,
+                        KmItem     *old,
+                        KmItem     *body)
+{
+  KmProject *project = km_document_get_project (self->document);
+  GListModel *selection = km_project_get_selection (project);
+  guint n = g_list_model_get_n_items (selection);
+  KmItem *top = old;
+
+  while (km_item_get_parent (top) != NULL)
+    top = km_item_get_parent (top);
+  if (top != km_project_get_root_item (project))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(KmItem) item = g_list_model_get_item (selection, i);
+
+      for (KmItem *it = item; it != NULL; it = km_item_get_parent (it))
+        if (it == body)
+          return FALSE;
+    }
+  return n > 0;
+}
+
+/* The current body's joints under it, the previous body's gone. Another body shown (a
+ * model opened, an undo) while the selection was on the one before (or its items) is the
+ * one selected: the tree shows what the panels do, and a click on the body the tree
+ * showed selected selects it again. */
 static void
 update_joint_rows (KmItemTree *self)
 {
@@ -840,6 +878,8 @@ update_joint_rows (KmItemTree *self)
 
   if (old != NULL && old != body)
     fill_joint_rows (old, NULL);
+  if (old != NULL && body != NULL && old != body && selection_is_elsewhere (self, old, body))
+    km_project_select (km_document_get_project (self->document), body, FALSE);
   if (body != NULL)
     fill_joint_rows (body, km_document_get_skeleton (self->document));
   g_weak_ref_set (&self->joint_body, body);
@@ -1130,6 +1170,19 @@ rename_action (GtkWidget  *widget,
     start_joint_rename (self, selected_joint_row (self));
 }
 
+/* The joint whose row is selected becomes the end effector of the body's IK targets. */
+static void
+use_as_effector_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *parameter)
+{
+  KmItemTree *self = KM_ITEM_TREE (widget);
+  g_autoptr(GPtrArray) items = selected_items (self);
+
+  if (items->len == 0 && self->document != NULL)
+    km_document_set_effector (self->document, selected_joint_row (self));
+}
+
 static void
 delete_action (GtkWidget  *widget,
                const char *action_name,
@@ -1315,15 +1368,21 @@ context_pressed_cb (KmItemTree      *self,
 {
   GtkTreeExpander *expander = expander_at (self, x, y, NULL);
   KmItem *item = expander ? expander_item (expander) : NULL;
+  GtkTreeListRow *row = expander ? gtk_tree_expander_get_list_row (expander) : NULL;
   guint position;
 
-  if (item == NULL)
+  if (item != NULL)
+    position = position_of (self, item);
+  else if (row != NULL)
+    /* A joint's row: its joint alone is selected, as a click selects it. */
+    position = gtk_tree_list_row_get_position (row);
+  else
     return;
-
-  position = position_of (self, item);
   if (position != GTK_INVALID_LIST_POSITION
       && !gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->selection), position))
     gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), position, TRUE);
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->context_menu),
+                                   item != NULL ? self->item_menu : self->joint_menu);
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
   mute_row_tooltips (self, TRUE);
   point_popover_at (self, self->context_menu, NULL, x, y);
@@ -1556,6 +1615,8 @@ km_item_tree_class_init (KmItemTreeClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-item-tree.ui");
   gtk_widget_class_bind_template_child (widget_class, KmItemTree, context_menu);
+  gtk_widget_class_bind_template_child (widget_class, KmItemTree, item_menu);
+  gtk_widget_class_bind_template_child (widget_class, KmItemTree, joint_menu);
   gtk_widget_class_bind_template_child (widget_class, KmItemTree, list_view);
   gtk_widget_class_bind_template_child (widget_class, KmItemTree, rename_entry);
   gtk_widget_class_bind_template_child (widget_class, KmItemTree, rename_popover);
@@ -1569,6 +1630,8 @@ km_item_tree_class_init (KmItemTreeClass *klass)
   gtk_widget_class_install_action (widget_class, "tree.check", NULL, check_action);
   gtk_widget_class_install_action (widget_class, "tree.uncheck", NULL, check_action);
   gtk_widget_class_install_action (widget_class, "tree.reload", NULL, reload_action);
+  gtk_widget_class_install_action (widget_class, "tree.use-as-effector", NULL,
+                                   use_as_effector_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F2, 0, "tree.rename", NULL);
   /* The last binding of an action is the one its menu entry shows. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Delete, 0, "tree.delete", NULL);

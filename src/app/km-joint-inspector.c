@@ -13,6 +13,7 @@
 #include "km-joint-inspector.h"
 
 #include "km-body-item.h"
+#include "km-document-edit.h"
 #include "km-document-skeleton.h"
 #include "km-file-chooser-folder.h"
 #include "km-number-field.h"
@@ -556,6 +557,10 @@ update_actions (KmJointInspector *self)
   g_simple_action_set_enabled (G_SIMPLE_ACTION (action), joint != NULL && joint->parent >= 0);
   action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "new-skeleton");
   g_simple_action_set_enabled (G_SIMPLE_ACTION (action), self->document != NULL);
+  action = g_action_map_lookup_action (G_ACTION_MAP (self->actions), "use-as-effector");
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (action),
+                               joint != NULL
+                               && km_document_can_set_effector (self->document, (int) index));
 }
 
 static void
@@ -1177,6 +1182,19 @@ rename_activated (GSimpleAction *action,
   gtk_widget_grab_focus (GTK_WIDGET (self->name_entry));
 }
 
+/* The selected joint becomes the end effector of the body's IK targets. */
+static void
+use_as_effector_activated (GSimpleAction *action,
+                           GVariant      *parameter,
+                           gpointer       user_data)
+{
+  KmJointInspector *self = user_data;
+  guint index = 0;
+
+  if (selected_joint (self, NULL, &index) != NULL)
+    km_document_set_effector (self->document, (int) index);
+}
+
 static void
 axis_preset_activated (GSimpleAction *action,
                        GVariant      *parameter,
@@ -1385,6 +1403,7 @@ static const GActionEntry action_entries[] = {
   { "duplicate", duplicate_activated, NULL, NULL, NULL, { 0 } },
   { "mirror", mirror_activated, NULL, NULL, NULL, { 0 } },
   { "rename", rename_activated, NULL, NULL, NULL, { 0 } },
+  { "use-as-effector", use_as_effector_activated, NULL, NULL, NULL, { 0 } },
   { "axis-preset", axis_preset_activated, "s", NULL, NULL, { 0 } },
   { "save", save_activated, NULL, NULL, NULL, { 0 } },
   { "save-as", save_as_activated, NULL, NULL, NULL, { 0 } },
@@ -1789,6 +1808,9 @@ km_joint_inspector_init (KmJointInspector *self)
                                   G_CALLBACK (document_skeleton_cb), self);
   g_signal_group_connect_swapped (self->document_signals, "notify::selected-joint",
                                   G_CALLBACK (document_selected_joint_cb), self);
+  /* (Which joint is the end effector: skeleton.use-as-effector.) */
+  g_signal_group_connect_swapped (self->document_signals, "notify::targets",
+                                  G_CALLBACK (update_actions), self);
   show_angle_unit (self);
   show_length_unit (self);
 }

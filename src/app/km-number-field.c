@@ -422,7 +422,9 @@ changed_cb (GtkSpinButton *spin,
 }
 
 /* Escape while editing drops the typed text: the field shows the value (the document's,
- * which may have changed meanwhile) and keeps the focus. Otherwise Escape goes on. */
+ * which may have changed meanwhile) and keeps the focus. Otherwise Escape goes on. Either
+ * way it dismisses the reason a refused text was given (the owner's @typed callback): the
+ * field shows the value, not that text, so the reason is about nothing shown. */
 static gboolean
 key_pressed_cb (GtkEventControllerKey *controller,
                 guint                  keyval,
@@ -433,8 +435,11 @@ key_pressed_cb (GtkEventControllerKey *controller,
   GtkSpinButton *spin =
     GTK_SPIN_BUTTON (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller)));
 
-  if (keyval != GDK_KEY_Escape || (state & gtk_accelerator_get_default_mod_mask ()) != 0
-      || !is_editing (spin, field))
+  if (keyval != GDK_KEY_Escape || (state & gtk_accelerator_get_default_mod_mask ()) != 0)
+    return FALSE;
+  if (field->typed != NULL)
+    field->typed (spin, field->user_data);
+  if (!is_editing (spin, field))
     return FALSE;
   field->showing++;
   gtk_editable_set_text (GTK_EDITABLE (spin), field->shown);
@@ -464,7 +469,8 @@ scroll_cb (GtkEventControllerScroll *controller,
 /**
  * km_number_field_attach:
  * @refused: (nullable): called when a typed text is refused, with the reason
- * @typed: (nullable): called when the user changes the text
+ * @typed: (nullable): called when the user changes the text, or presses Escape in the
+ *   field (a refused text's reason is then out of date)
  *
  * Gives @spin Kinema's commit rules (see above). Plain numbers until
  * km_number_field_set_unit() names a unit.

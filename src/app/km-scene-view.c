@@ -345,13 +345,42 @@ pick_tool_point (KmSceneView *self,
   return along - radius <= joint_distance ? tip : -1;
 }
 
+/* Whether the ray from @origin along @dir (unit) passes within @radius of @point, ahead. */
+static gboolean
+ray_passes_near (KmVec3 origin,
+                 KmVec3 dir,
+                 KmVec3 point,
+                 double radius)
+{
+  KmVec3 to = km_vec3_sub (point, origin);
+  double along = km_vec3_dot (to, dir);
+
+  return along >= 0.0 && km_vec3_length (km_vec3_sub (to, km_vec3_scale (dir, along))) <= radius;
+}
+
+/* Whether the ray meets a joint's marker (its sphere as drawn; not a bone). */
+static gboolean
+on_joint_marker (KmSceneView *self,
+                 KmSkeleton  *skeleton,
+                 KmVec3       origin,
+                 KmVec3       dir,
+                 double       radius)
+{
+  const KmTransform *world = km_document_get_joint_world (self->document, NULL);
+
+  for (guint j = 0; world != NULL && j < km_skeleton_get_n_joints (skeleton); j++)
+    if (ray_passes_near (origin, dir, world[j].pos, radius))
+      return TRUE;
+  return FALSE;
+}
+
 static KmGizmoHandle
 pick_gizmo (KmSceneView *self,
             double       x,
             double       y)
 {
   KmSkeleton *skeleton = shown_skeleton (self);
-  KmVec3 origin, dir, to;
+  KmVec3 origin, dir;
   KmGizmo gizmo;
 
   if (!get_gizmo (self, &gizmo))
@@ -359,14 +388,18 @@ pick_gizmo (KmSceneView *self,
   /* On the IK tip's own marker (the end effector's sphere, or its tool point) the tip
    * takes the press, for a free drag: a ring seen edge-on or an arrow seen end-on is drawn
    * through the marker and would take every press there, turning or moving along one
-   * axis only. */
+   * axis only. So does another joint's marker under a ring or an arrow: the joint takes
+   * the press (an FK drag, or with Ctrl it becomes the IK tip), else a joint near the end
+   * effector could not be picked while the gizmo is shown. */
   if (get_offset_joint (self) < 0 && skeleton != NULL)
     {
+      double radius = km_renderer_view_marker_radius (skeleton, self->model_extent,
+                                                      &self->camera);
+
       view_ray (self, x, y, &origin, &dir);
       dir = km_vec3_normalize (dir);
-      to = km_vec3_sub (gizmo.centre, origin);
-      if (km_vec3_length (km_vec3_sub (to, km_vec3_scale (dir, km_vec3_dot (to, dir))))
-          <= km_renderer_view_marker_radius (skeleton, self->model_extent, &self->camera))
+      if (ray_passes_near (origin, dir, gizmo.centre, radius)
+          || on_joint_marker (self, skeleton, origin, dir, radius))
         return KM_GIZMO_NONE;
     }
   return km_gizmo_pick (&gizmo, &self->camera, gtk_widget_get_width (GTK_WIDGET (self)),

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <gtk/gtk.h>
 
+#include "km-document-edit.h"
 #include "km-document-skeleton.h"
 #include "km-item-row.h"
 #include "km-item-tree.h"
@@ -568,6 +569,57 @@ test_rename_refused_shows_reason (Fixture       *f,
   g_assert_cmpint (find (f, "Wheel"), ==, idler);
 }
 
+/* A model opened while a solve of the body shown runs: the solve stops and Messages says
+ * so, and the tree selects the new body, which the panels show (the body selected before
+ * stayed highlighted, and a click on it did nothing). */
+static void
+test_open_while_solving (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "urdf-arm-gripper.urdf",
+                                                 NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *selected = NULL;
+  g_autofree char *expected = NULL;
+  KmProject *project = km_document_get_project (f->document);
+  KmItem *old = km_document_get_body_item (f->document);
+  KmTargetKeyframe keyframe = { .frame = 30, .position = { 0.05, 0.0, 0.15 },
+                                .orientation = { 1, 0, 0, 0 } };
+  KmItem *body;
+
+  km_project_select (project, old, FALSE);
+  test_app_spin ();
+  selected = selected_rows (f);
+  expected = g_strdup_printf ("%s\n", km_item_get_name (old));
+  g_assert_cmpstr (selected, ==, expected);
+
+  g_assert_true (km_document_put_keyframe (f->document, &keyframe));
+  g_assert_true (km_document_get_solving (f->document));
+  g_assert_true (km_document_import_file (f->document, file, &error));
+  g_assert_no_error (error);
+  body = km_document_get_body_item (f->document);
+  g_assert_true (body != old);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_WARNING, "solve",
+                                       km_item_get_name (old), "stopped", NULL));
+
+  test_app_spin ();
+  g_clear_pointer (&selected, g_free);
+  g_clear_pointer (&expected, g_free);
+  selected = selected_rows (f);
+  expected = g_strdup_printf ("%s\n", km_item_get_name (body));
+  g_assert_cmpstr (selected, ==, expected);
+  {
+    GListModel *selection = km_project_get_selection (project);
+    g_autoptr(KmItem) only = NULL;
+
+    g_assert_cmpuint (g_list_model_get_n_items (selection), ==, 1);
+    only = g_list_model_get_item (selection, 0);
+    g_assert_true (only == body);
+  }
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -586,6 +638,8 @@ main (int    argc,
               fixture_setup, test_delete_key_on_joint_row, fixture_teardown);
   g_test_add ("/kinema/ItemTree/joints/rename-refused-shows-reason", Fixture, NULL,
               fixture_setup, test_rename_refused_shows_reason, fixture_teardown);
+  g_test_add ("/kinema/ItemTree/joints/open-while-solving", Fixture, NULL,
+              fixture_setup, test_open_while_solving, fixture_teardown);
 
   return g_test_run ();
 }

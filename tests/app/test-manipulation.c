@@ -378,6 +378,75 @@ test_pick (Fixture       *f,
   g_assert_cmpint (km_scene_view_get_hover_joint (f->scene_view), ==, -1);
 }
 
+/* A joint whose marker lies on a handle of the end effector's gizmo (zoomed out until the
+ * gizmo, the same size on screen, reaches a joint next to the effector): the joint is what
+ * the pointer there hovers, as the effector's own sphere is, not the ring or arrow. */
+static void
+test_pick_under_gizmo (Fixture       *f,
+                       gconstpointer  data)
+{
+  GtkWidget *view = GTK_WIDGET (f->scene_view);
+  KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+  int effector = km_document_get_effector (f->document);
+  KmCamera camera;
+  double distance, yaw;
+  int found = -1, width, height;
+  double x = 0, y = 0;
+
+  if (!ready_or_skip (f))
+    return;
+  width = gtk_widget_get_width (view);
+  height = gtk_widget_get_height (view);
+  camera = *km_scene_view_get_camera (f->scene_view);
+  distance = camera.distance;
+  yaw = camera.yaw;
+  g_assert_true (gtk_widget_activate_action (view, "scene.toggle-edit-mode", NULL));
+  g_assert_false (km_target_track_has_effector_offset (km_document_get_targets (f->document)));
+
+  for (guint turn = 0; turn < 8 && found < 0; turn++)
+    for (double zoom = 1.0; zoom < 40.0 && found < 0; zoom *= 1.03)
+      {
+        KmGizmo gizmo = { .centre = joint_pos (f, effector) };
+
+        camera.yaw = yaw + turn * G_PI / 4.0;
+        camera.distance = distance * zoom;
+        gizmo.size = km_gizmo_size_for_view (&camera, gizmo.centre);
+        for (guint j = 0; j < km_skeleton_get_n_joints (skeleton) && found < 0; j++)
+          {
+            gboolean apart = TRUE;
+
+            if ((int) j == effector
+                || !km_camera_project (&camera, joint_pos (f, (int) j), width, height, &x, &y)
+                || x < 10 || y < 10 || x > width - 10 || y > height - 10
+                || km_gizmo_pick (&gizmo, &camera, width, height, x, y) == KM_GIZMO_NONE)
+              continue;
+            /* (Its marker alone there: no other joint's drawn over it.) */
+            for (guint k = 0; k < km_skeleton_get_n_joints (skeleton) && apart; k++)
+              {
+                double kx, ky;
+
+                apart = k == j || !km_camera_project (&camera, joint_pos (f, (int) k), width,
+                                                      height, &kx, &ky)
+                        || hypot (kx - x, ky - y) > 15.0;
+              }
+            if (apart)
+              found = (int) j;
+          }
+      }
+  g_assert_cmpint (found, >=, 0);
+  g_test_message ("joint %s at (%.0f, %.0f) under the gizmo",
+                  km_skeleton_get_joint (skeleton, (guint) found)->name, x, y);
+  km_scene_view_set_camera (f->scene_view, &camera);
+  test_app_spin_for (100);
+
+  real_move (f, view, 3, 3);
+  hover_wanted = -1;
+  g_assert_true (wait_for (f, hover_is, 5000));
+  real_move (f, view, x, y);
+  hover_wanted = found;
+  g_assert_true (wait_for (f, hover_is, 5000));
+}
+
 /* Dragging the end effector moves it under the pointer within the limits, and one undo
  * gives back the exact pose. */
 static void
@@ -2095,6 +2164,7 @@ main (int   argc,
   g_test_add ("/kinema/Manipulation/" name, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("drag-solver", test_drag_solver);
   ADD ("pick", test_pick);
+  ADD ("pick-under-gizmo", test_pick_under_gizmo);
   ADD ("drag-effector", test_drag_effector);
   ADD ("drag-joint-fk", test_drag_joint_fk);
   g_test_add ("/kinema/Manipulation/drag-one-step", Fixture, GINT_TO_POINTER (FALSE),

@@ -512,6 +512,50 @@ test_typed_survives_frame_change (Fixture       *f,
   g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
 }
 
+/* Escape after a refused text (typed and entered: the field shows the value again, the
+ * reason under it) dismisses the reason, which is about a text no longer shown: in the
+ * Pose tab and in the inspector. Nothing changes. */
+static void
+test_escape_after_refusal (Fixture       *f,
+                           gconstpointer  data)
+{
+  GtkSpinButton *spins[] = { pose_field (f, ELBOW), inspector_field (f, "offset_z") };
+  GtkWidget *errors[] = { f->panel, inspector_label (f, "offset_error") };
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (spins); i++)
+    {
+      GtkSpinButton *spin = spins[i];
+      GtkWidget *page = i == 0 ? f->panel : f->inspector;
+      GtkNotebook *notebook = GTK_NOTEBOOK (gtk_widget_get_ancestor (page, GTK_TYPE_NOTEBOOK));
+      g_autofree char *shown = NULL;
+      KmSkeleton *skeleton = km_document_get_skeleton (f->document);
+      double before = dof_value (f, ELBOW);
+
+      /* (Its tab shows, for the field to take keys.) */
+      while (gtk_widget_get_parent (page) != NULL
+             && gtk_notebook_page_num (notebook, page) < 0)
+        page = gtk_widget_get_parent (page);
+      gtk_notebook_set_current_page (notebook, gtk_notebook_page_num (notebook, page));
+      test_app_spin_for (100);
+      shown = g_strdup (gtk_editable_get_text (GTK_EDITABLE (spin)));
+      g_test_message ("field %u shows “%s”", i, shown);
+      test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin), "key", "--delay", "60",
+                          "ctrl+a", "a", "b", "c", "Return", NULL);
+      g_test_message ("after Return: “%s”, reason “%s”",
+                      gtk_editable_get_text (GTK_EDITABLE (spin)),
+                      shown_error (errors[i]) ? shown_error (errors[i]) : "");
+      g_assert_nonnull (shown_error (errors[i]));
+      test_app_real_keys (GTK_WIDGET (f->window), NULL, "key", "--delay", "60", "Escape", NULL);
+      g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, shown);
+      g_assert_null (shown_error (errors[i]));
+      g_assert_true (km_document_get_skeleton (f->document) == skeleton);
+      g_assert_cmpfloat (dof_value (f, ELBOW), ==, before);
+      g_assert_false (km_document_can_undo (f->document));
+    }
+}
+
 /* The wheel over a field being edited spins from the typed number, as Up does (GtkSpinButton
  * commits typed text before the arrow keys, not before the wheel): the text never stays
  * pending while the value moves under it. */
@@ -805,6 +849,7 @@ main (int   argc,
   ADD ("junk/pose", test_junk_in_pose);
   ADD ("junk/inspector", test_junk_in_inspector);
   ADD ("junk/typed", test_junk_typed);
+  ADD ("junk/escape", test_escape_after_refusal);
   ADD ("units/inspector", test_units_in_inspector);
   ADD ("no-edit/rounded-values", test_leaving_rounded_values);
   ADD ("no-edit/tab-through", test_tab_through_pose);
