@@ -584,6 +584,13 @@ km_application_class_init (KmApplicationClass *klass)
 static void
 km_application_init (KmApplication *self)
 {
+  /* Translators: what follows the options in `kinema --help`'s usage line */
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[FILE…]"));
+  g_application_set_option_context_summary (G_APPLICATION (self),
+                                            /* Translators: `kinema --help`'s summary */
+                                            _("Edit articulated skeletons and pose them with "
+                                              "inverse kinematics. Opens each FILE given: a "
+                                              "project (.cnoid), a model or a targets file."));
 }
 
 KmApplication *

@@ -235,12 +235,42 @@ scene_view_edit_mode_cb (KmWindow *self)
 typedef void (*FileChosenFunc) (KmWindow *self,
                                 GFile    *file);
 
+/* @file as a save dialog's answer for @suggested_name: with that name's extension (".cnoid",
+ * ".seq" …) when the name chosen has none at all (a new reference). A name with another
+ * extension is the user's, kept as it is. */
+static GFile *
+file_with_extension (GFile      *file,
+                     const char *suggested_name)
+{
+  const char *extension = suggested_name != NULL ? strrchr (suggested_name, '.') : NULL;
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *with = NULL;
+  g_autoptr(GFile) parent = NULL;
+  g_autoptr(GFile) named = NULL;
+  const char *dot = name != NULL ? strrchr (name, '.') : NULL;
+
+  /* (A leading dot is a hidden file's, no extension.) */
+  if (extension == NULL || extension == suggested_name || extension[1] == '\0'
+      || name == NULL || (dot != NULL && dot != name)
+      || (parent = g_file_get_parent (file)) == NULL)
+    return g_object_ref (file);
+  with = g_strconcat (name, extension, NULL);
+  named = g_file_get_child (parent, with);
+  /* The dialog asked about replacing the name typed, not this one: an existing file of
+   * this name is never replaced unasked (the name typed is used then, as before). One
+   * stat of a file the user just chose a folder of. */
+  if (g_file_query_exists (named, NULL))
+    return g_object_ref (file);
+  return g_steal_pointer (&named);
+}
+
 #if GTK_CHECK_VERSION (4, 10, 0)
 typedef struct
 {
   KmWindow      *window;
   FileChosenFunc func;
   gboolean       save;
+  char          *suggested_name; /* a save's, whose extension a name without one gets */
 } DialogData;
 
 static void
@@ -255,9 +285,16 @@ file_dialog_cb (GObject      *object,
     file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (object), result, NULL);
   else
     file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (object), result, NULL);
-  if (file != NULL)
+  if (file != NULL && data->save)
+    {
+      g_autoptr(GFile) named = file_with_extension (file, data->suggested_name);
+
+      data->func (data->window, named);
+    }
+  else if (file != NULL)
     data->func (data->window, file);
   g_object_unref (data->window);
+  g_free (data->suggested_name);
   g_free (data);
 }
 #else
@@ -271,8 +308,15 @@ file_chooser_response_cb (GtkNativeDialog *dialog,
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      const char *suggested_name = g_object_get_data (G_OBJECT (dialog), "km-suggested-name");
 
-      if (file != NULL)
+      if (file != NULL && suggested_name != NULL)
+        {
+          g_autoptr(GFile) named = file_with_extension (file, suggested_name);
+
+          func (self, named);
+        }
+      else if (file != NULL)
         func (self, file);
     }
   gtk_native_dialog_destroy (dialog);
@@ -298,6 +342,7 @@ choose_file (KmWindow       *self,
   data->window = g_object_ref (self);
   data->func = func;
   data->save = save;
+  data->suggested_name = g_strdup (suggested_name);
   gtk_file_dialog_set_title (dialog, title);
   if (folder != NULL)
     gtk_file_dialog_set_initial_folder (dialog, folder);
@@ -322,6 +367,9 @@ choose_file (KmWindow       *self,
   if (save && suggested_name != NULL)
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), suggested_name);
   g_object_set_data (G_OBJECT (dialog), "km-func", func);
+  if (save)
+    g_object_set_data_full (G_OBJECT (dialog), "km-suggested-name", g_strdup (suggested_name),
+                            g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (file_chooser_response_cb), self, 0);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 #endif
@@ -528,7 +576,11 @@ show_save_failed (KmWindow     *self,
   switch (kind)
     {
     case SAVE_FAILED_PROJECT:
-      text = g_strdup_printf (_("The project was not saved: %s"), reason);
+      /* (The project was written, only model files were not: the message says it.) */
+      if (g_error_matches (error, KM_DOCUMENT_ERROR, KM_DOCUMENT_ERROR_MODELS_NOT_SAVED))
+        text = g_strdup (reason);
+      else
+        text = g_strdup_printf (_("The project was not saved: %s"), reason);
       button = _("Save _As…");
       action = "win.save-as";
       break;
@@ -640,7 +692,8 @@ save_done_cb (GObject      *source,
   pending_file = g_steal_pointer (&self->pending_file);
   self->pending = PENDING_NONE;
   self->close_after_save = FALSE;
-  if (!saved && error->domain == KM_DOCUMENT_ERROR && self->question == NULL)
+  if (!saved && error->domain == KM_DOCUMENT_ERROR
+      && error->code != KM_DOCUMENT_ERROR_MODELS_NOT_SAVED && self->question == NULL)
     {
       /* Nothing was written: another program changed the file. What waited for the save
        * waits for the answer (Overwrite), or is forgotten. */
@@ -707,11 +760,28 @@ save_as_chosen (KmWindow *self,
   save_to (self, file);
 }
 
+/* The name Save As suggests for an untitled project: the shown body's model name, if it
+ * has one, else "Untitled"; with .cnoid. */
+static char *
+untitled_project_name (KmWindow *self)
+{
+  KmItem *body = km_document_get_body_item (self->document);
+  KmSkeleton *skeleton = KM_IS_BODY_ITEM (body) ? km_body_item_get_skeleton (KM_BODY_ITEM (body))
+                                                : NULL;
+  const char *model = skeleton != NULL ? km_skeleton_get_model_name (skeleton) : NULL;
+  g_autofree char *stem = NULL;
+
+  if (model == NULL || model[0] == '\0' || g_str_equal (model, ".") || g_str_equal (model, ".."))
+    return g_strdup (_("Untitled.cnoid"));
+  stem = g_strdelimit (g_strdup (model), G_DIR_SEPARATOR_S, '_');
+  return g_strconcat (stem, ".cnoid", NULL);
+}
+
 static void
 save_as (KmWindow *self)
 {
   GFile *file = km_document_get_file (self->document);
-  g_autofree char *name = file ? display_basename (file) : g_strdup (_("Untitled.cnoid"));
+  g_autofree char *name = file ? display_basename (file) : untitled_project_name (self);
   g_autoptr(GFile) folder = NULL;
 
   if (!g_str_has_suffix (name, ".cnoid"))

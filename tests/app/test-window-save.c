@@ -2728,6 +2728,68 @@ test_save_into_folder_now_a_file (void)
   km_test_remove_tree (root);
 }
 
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_IS_REGULAR);
+}
+
+/* Save As on an untitled project suggests the body's model name (if any), and a name typed
+ * without an extension gets the project's (.cnoid); likewise Save Item As a skeleton's
+ * (.json). */
+static void
+test_save_as_adds_extension (Fixture       *f,
+                             gconstpointer  data)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+  KmSkeleton *skeleton = km_body_item_get_skeleton (KM_BODY_ITEM (body));
+  const char *model = km_skeleton_get_model_name (skeleton);
+  g_autofree char *suggested = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *project = g_build_filename (f->dir, "ur5job.cnoid", NULL);
+  g_autofree char *bare = g_build_filename (f->dir, "ur5job", NULL);
+  g_autofree char *item = g_build_filename (f->dir, "myskel.json", NULL);
+  g_autofree char *bare_item = g_build_filename (f->dir, "myskel", NULL);
+  GLogLevelFlags fatal;
+
+  if (!test_app_have_chooser_schema ())
+    {
+      g_test_skip ("GTK's file chooser schema is not installed");
+      return;
+    }
+  /* (As in test_failed_save_shows_bar: GTK's missing SVG loader is no failure here.) */
+  fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+  g_assert_null (km_document_get_file (f->document));
+  /* (The example's body has no model name: "Untitled" then.) */
+  expected = model != NULL && model[0] != '\0' ? g_strconcat (model, ".cnoid", NULL)
+                                                : g_strdup ("Untitled.cnoid");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save-as", NULL));
+  g_assert_true (test_app_wait_until (test_app_chooser_shown, NULL, 10000));
+  test_app_spin_for (300);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  suggested = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (test_app_find_chooser ()));
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  g_assert_cmpstr (suggested, ==, expected);
+  choose_in_chooser (f->dir, "ur5job");
+  g_assert_true (test_app_wait_until (test_app_chooser_gone, NULL, 10000));
+  g_assert_true (test_app_wait_saved (f->window));
+  g_assert_nonnull (km_document_get_file (f->document));
+  g_assert_cmpstr (g_file_peek_path (km_document_get_file (f->document)), ==, project);
+  g_assert_true (g_file_test (project, G_FILE_TEST_IS_REGULAR));
+  g_assert_false (g_file_test (bare, G_FILE_TEST_EXISTS));
+
+  km_project_select (km_document_get_project (f->document), body, FALSE);
+  test_app_spin ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.save-item-as", NULL));
+  g_assert_true (test_app_wait_until (test_app_chooser_shown, NULL, 10000));
+  choose_in_chooser (f->dir, "myskel");
+  g_assert_true (test_app_wait_until (test_app_chooser_gone, NULL, 10000));
+  g_assert_true (test_app_wait_until (file_exists, item, 20000));
+  g_assert_false (g_file_test (bare_item, G_FILE_TEST_EXISTS));
+  g_log_set_always_fatal (fatal);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2753,6 +2815,8 @@ main (int    argc,
               fixture_setup, test_failed_save_shows_bar, fixture_teardown);
   g_test_add ("/kinema/Window/save/skeleton-failure-shows-bar", Fixture, NULL,
               fixture_setup, test_failed_skeleton_saves_show_bar, fixture_teardown);
+  g_test_add ("/kinema/Window/save/adds-extension", Fixture, NULL,
+              fixture_setup, test_save_as_adds_extension, fixture_teardown);
   g_test_add ("/kinema/Window/save/item-failure-shows-bar", Fixture, NULL,
               fixture_setup, test_failed_save_item_shows_bar, fixture_teardown);
   g_test_add ("/kinema/Window/save/for-choreonoid-reads-on-worker", Fixture, NULL,
