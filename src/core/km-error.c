@@ -20,7 +20,8 @@ G_DEFINE_QUARK (km-parse-error-quark, km_parse_error)
  * @file: the path as the user gave it
  *
  * Returns: (transfer full): @file as locations show it (see km-error.h): escaped exactly
- *   as km_format_append_value() escapes a `key=value` line's value, so that the two agree
+ *   as km_format_append_value() escapes a name, which a `key=value` value is too, its
+ *   spaces then written \x20 (km_format_append_field())
  */
 char *
 km_parse_shown_file (const char *file)

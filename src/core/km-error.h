@@ -48,13 +48,14 @@ void        km_parse_error_add_include_from (GError     **error,
                                          const char  *file,
                                          KmSourcePos  pos);
 /* @file (a path as the user gave it) as every location shows it: the FILE of
- * "FILE:LINE:COLUMN: ", "FILE: " and "included from FILE:…", and of a CLI `key=value`
- * line that names a file, and of any other message that names a file. A name with a
- * control character, a backslash, a Unicode line break or a byte that is not UTF-8 is
- * escaped C-style as km_format_append_value() escapes values (README, kinema-cli), so that
- * a message's first line stays one line of UTF-8 and a script can match a file's location
- * to its `key=value` line; any other name is shown as it is (colons and spaces too:
- * km_parse_read_location() finds the location's end). */
+ * "FILE:LINE:COLUMN: ", "FILE: " and "included from FILE:…", and of any other message
+ * that names a file. A name with a control character, a backslash, a Unicode line break
+ * or a byte that is not UTF-8 is escaped C-style as km_format_append_value() escapes it
+ * (README, kinema-cli), so that a message's first line stays one line of UTF-8; a
+ * `key=value` line's value (km_format_append_field()) is escaped the same way and has its
+ * spaces as \x20 as well, so a script matches a location to a field by writing spaces so.
+ * Any other name is shown as it is (colons and spaces too: km_parse_read_location() finds
+ * the location's end). */
 char       *km_parse_shown_file         (const char  *file);
 /* "FILE:LINE:COLUMN" (line 0: "FILE"), FILE shown as above. */
 char       *km_parse_location           (const char  *file,
