@@ -1114,6 +1114,142 @@ _km_document_same_item (KmItem *a,
   return origin != NULL && origin == g_object_get_data (G_OBJECT (b), REREAD_ORIGIN_KEY);
 }
 
+/* A reread of an item: what the main thread took of it (its stored data, how its files
+ * resolve), then what the worker read. The worker touches neither the document nor the
+ * item: only what the job owns. */
+typedef struct
+{
+  KmDocumentItemIo  io;
+  KmYamlNode       *data;       /* the item's, as stored */
+  GType             type;
+  gboolean          example;    /* the built-in example's body: the embedded model */
+  char             *example_project;
+  GPtrArray        *warnings;   /* of char *, the file's parse warnings in order */
+  KmItem           *fresh;      /* read; NULL until then, or on failure */
+  GError           *error;      /* why it could not be read */
+} RereadJob;
+
+static void
+reread_job_free (RereadJob *job)
+{
+  km_document_item_io_clear (&job->io);
+  g_clear_pointer (&job->data, km_yaml_node_unref);
+  g_free (job->example_project);
+  g_ptr_array_unref (job->warnings);
+  g_clear_object (&job->fresh);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RereadJob, reread_job_free)
+
+/* Main thread: what reading @item's file again needs, taken now. */
+static RereadJob *
+reread_job_new (KmDocument *self,
+                KmItem     *item)
+{
+  RereadJob *job = g_new0 (RereadJob, 1);
+
+  km_document_item_io_init (self, &job->io);
+  job->example = is_embedded_example_body (item);
+  job->data = km_item_store (item, &job->io.io);
+  job->type = G_OBJECT_TYPE (item);
+  job->warnings = g_ptr_array_new_with_free_func (g_free);
+  return job;
+}
+
+/* Any thread: reads the job's item again into @job->fresh, or sets @job->error. */
+static void
+reread_job_run (RereadJob *job)
+{
+  g_autoptr(KmItem) fresh = NULL;
+  g_autofree char *example_dir = NULL;
+  g_autofree char *example_path = NULL;
+  gboolean restored;
+
+  if (job->example)
+    {
+      g_autoptr(GBytes) bytes = km_defaults_get_skeleton_json ();
+
+      /* Read through the same restore as any body, from a folder of its own that holds
+       * the embedded model under its name. */
+      example_dir = g_dir_make_tmp ("kinema-example-XXXXXX", &job->error);
+      if (example_dir == NULL)
+        return;
+      example_path = g_build_filename (example_dir, KM_DEFAULT_SKELETON_NAME, NULL);
+      if (!km_format_save_data (example_path, g_bytes_get_data (bytes, NULL),
+                                g_bytes_get_size (bytes), &job->error))
+        {
+          g_rmdir (example_dir);
+          return;
+        }
+      g_free (job->io.dir);
+      job->io.dir = g_strdup (example_dir);
+      job->io.io.dir = job->io.dir;
+      /* Relative files are read as the project file names them (km_cnoid_shown_path). */
+      job->example_project = g_build_filename (example_dir, "example.cnoid", NULL);
+      job->io.io.file = job->example_project;
+    }
+
+  fresh = g_object_new (job->type, NULL);
+  /* The file's warnings go to the message view, as when it was opened (apply_loaded_file). */
+  km_parse_warnings_push (collect_warning_cb, job->warnings);
+  restored = km_item_restore (fresh, job->data, &job->io.io, &job->error);
+  km_parse_warnings_pop ();
+  if (example_dir != NULL)
+    {
+      g_unlink (example_path);
+      g_rmdir (example_dir);
+    }
+  if (!restored)
+    return;
+  if (km_item_get_problem (fresh) != NULL)
+    {
+      g_set_error_literal (&job->error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                           km_item_get_problem (fresh));
+      return;
+    }
+  if (job->example)
+    g_object_set_data (G_OBJECT (fresh), EMBEDDED_MODEL_KEY, GINT_TO_POINTER (TRUE));
+  job->fresh = g_steal_pointer (&fresh);
+}
+
+/* Main thread: @job read @item again; the fresh item, made the same item of the user's
+ * (id, name, check), or NULL with @error. */
+static KmItem *
+reread_job_apply (KmDocument  *self,
+                  KmItem      *item,
+                  RereadJob   *job,
+                  GError     **error)
+{
+  KmItem *fresh;
+
+  if (job->fresh == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&job->error));
+      return NULL;
+    }
+  fresh = job->fresh;
+  for (guint i = 0; i < job->warnings->len; i++)
+    _km_document_parse_warning (g_ptr_array_index (job->warnings, i), self);
+  for (guint i = 0; i < job->io.messages->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
+                     (const char *) g_ptr_array_index (job->io.messages, i));
+  if (!job->example)
+    /* What the body read again was read from, which the fresh item takes over. */
+    _km_document_record_reread (&job->io.io, item, fresh);
+  km_item_set_name (fresh, km_item_get_name (item));
+  km_item_set_checked (fresh, km_item_get_checked (item));
+  /* Views refer to it by its id (the Pose Roll's currentPoseSeqItem): one that another
+   * item took would leave them pointing at nothing once saved. */
+  km_item_set_id (fresh, km_item_get_id (item));
+  /* The same item still, to the document (which keeps the current frame for it). */
+  g_object_set_data_full (G_OBJECT (fresh), REREAD_ORIGIN_KEY,
+                          g_rc_box_acquire (reread_origin (item)), g_rc_box_release);
+  _km_document_reread (self, item, fresh);
+  return g_steal_pointer (&job->fresh);
+}
+
 /**
  * km_document_reread_item:
  * @item: an item of the document's project that has a file
@@ -1125,7 +1261,8 @@ _km_document_same_item (KmItem *a,
  * "skeleton.json" is no file of the project's folder or the working directory, where a
  * skeleton.json of the user's may be, which would be loaded and still pass for the
  * example. Once the example was saved, its body refers to the file it went to, which is
- * read as any other.
+ * read as any other. Reads on the calling thread: the editor uses
+ * km_document_reread_item_async().
  *
  * Returns: (transfer full): the fresh item, or %NULL with @error when the file cannot be
  *   read
@@ -1135,82 +1272,122 @@ km_document_reread_item (KmDocument  *self,
                          KmItem      *item,
                          GError     **error)
 {
-  g_auto(KmDocumentItemIo) io = { 0 };
-  g_autoptr(KmYamlNode) data = NULL;
-  g_autoptr(KmItem) fresh = NULL;
-  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *example_dir = NULL;
-  g_autofree char *example_path = NULL;
-  g_autofree char *example_project = NULL;
-  gboolean restored;
+  g_autoptr(RereadJob) job = NULL;
 
   g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
   g_return_val_if_fail (KM_IS_ITEM (item), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  km_document_item_io_init (self, &io);
-  if (is_embedded_example_body (item))
-    {
-      g_autoptr(GBytes) bytes = km_defaults_get_skeleton_json ();
+  job = reread_job_new (self, item);
+  reread_job_run (job);
+  return reread_job_apply (self, item, job, error);
+}
 
-      /* Read through the same restore as any body, from a folder of its own that holds
-       * the embedded model under its name. */
-      example_dir = g_dir_make_tmp ("kinema-example-XXXXXX", error);
-      if (example_dir == NULL)
-        return NULL;
-      example_path = g_build_filename (example_dir, KM_DEFAULT_SKELETON_NAME, NULL);
-      if (!km_format_save_data (example_path, g_bytes_get_data (bytes, NULL),
-                                g_bytes_get_size (bytes), error))
-        {
-          g_rmdir (example_dir);
-          return NULL;
-        }
-      g_free (io.dir);
-      io.dir = g_strdup (example_dir);
-      io.io.dir = io.dir;
-      /* Relative files are read as the project file names them (km_cnoid_shown_path). */
-      example_project = g_build_filename (example_dir, "example.cnoid", NULL);
-      io.io.file = example_project;
-    }
+static void
+reread_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  RereadJob *job = task_data;
 
-  data = km_item_store (item, &io.io);
-  fresh = g_object_new (G_OBJECT_TYPE (item), NULL);
-  /* The file's warnings go to the message view, as when it was opened (apply_loaded_file). */
-  km_parse_warnings_push (collect_warning_cb, warnings);
-  restored = km_item_restore (fresh, data, &io.io, error);
-  km_parse_warnings_pop ();
-  if (example_dir != NULL)
-    {
-      g_unlink (example_path);
-      g_rmdir (example_dir);
-    }
-  if (!restored)
+  reread_job_run (job);
+  /* (handed back whole: the main thread owns it from here, whichever thread drops the
+   * task last) */
+  g_task_return_pointer (task, job, (GDestroyNotify) reread_job_free);
+}
+
+/* Main thread: the worker's read (@result) completes @user_data (taken), the caller's
+ * task, whose source object is the document. */
+static void
+reread_read_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) outer = user_data;
+  RereadJob *job = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  g_task_return_pointer (outer, job, (GDestroyNotify) reread_job_free);
+}
+
+/**
+ * km_document_reread_item_async:
+ * @item: an item of the document's project that has a file
+ *
+ * km_document_reread_item() with the reading and parsing (meshes, a whole sub-project) on
+ * a worker thread, so that the window stays responsive: what @item stores is taken now,
+ * and the fresh item is made the same item of the user's (its id, name and check, as
+ * @item has them then) only in km_document_reread_item_finish(), on the main thread. A
+ * reread whose @item has left the document's project by then, or whose @cancellable was
+ * cancelled, fails with %G_IO_ERROR_CANCELLED.
+ */
+void
+km_document_reread_item_async (KmDocument          *self,
+                               KmItem              *item,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) read = NULL;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (KM_IS_ITEM (item));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, km_document_reread_item_async);
+  g_task_set_check_cancellable (task, TRUE);
+  g_object_set_data_full (G_OBJECT (task), "item", g_object_ref (item), g_object_unref);
+  /* The worker's task holds no document (as load_file_async's) and owns no job: its
+   * thread may drop it last. */
+  read = g_task_new (NULL, cancellable, reread_read_cb, g_steal_pointer (&task));
+  g_task_set_task_data (read, reread_job_new (self, item), NULL);
+  g_task_run_in_thread (read, reread_thread);
+}
+
+/* Whether @item is in @self's project now. */
+static gboolean
+item_in_document (KmDocument *self,
+                  KmItem     *item)
+{
+  KmItem *root = km_project_get_root_item (km_document_get_project (self));
+
+  while (item != NULL && item != root)
+    item = km_item_get_parent (item);
+  return item != NULL;
+}
+
+/**
+ * km_document_reread_item_finish:
+ *
+ * Returns: (transfer full): the fresh item, which the caller swaps in, or %NULL with
+ *   @error
+ */
+KmItem *
+km_document_reread_item_finish (KmDocument    *self,
+                                GAsyncResult  *result,
+                                GError       **error)
+{
+  g_autoptr(RereadJob) job = NULL;
+  KmItem *item;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result))
+                        == km_document_reread_item_async, NULL);
+
+  job = g_task_propagate_pointer (G_TASK (result), error);
+  if (job == NULL)
     return NULL;
-  if (km_item_get_problem (fresh) != NULL)
+  item = g_object_get_data (G_OBJECT (result), "item");
+  if (!item_in_document (self, item))
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, km_item_get_problem (fresh));
+      /* (deleted, reloaded with another, or the project replaced meanwhile) */
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           _("the item is no longer in the project"));
       return NULL;
     }
-  for (guint i = 0; i < warnings->len; i++)
-    _km_document_parse_warning (g_ptr_array_index (warnings, i), self);
-  for (guint i = 0; i < io.messages->len; i++)
-    km_document_log (self, G_LOG_LEVEL_WARNING, "%s",
-                     (const char *) g_ptr_array_index (io.messages, i));
-  if (example_dir != NULL)
-    g_object_set_data (G_OBJECT (fresh), "km-embedded-model", GINT_TO_POINTER (TRUE));
-  else
-    /* What the body read again was read from, which the fresh item takes over. */
-    _km_document_record_reread (&io.io, item, fresh);
-  km_item_set_name (fresh, km_item_get_name (item));
-  km_item_set_checked (fresh, km_item_get_checked (item));
-  /* Views refer to it by its id (the Pose Roll's currentPoseSeqItem): one that another
-   * item took would leave them pointing at nothing once saved. */
-  km_item_set_id (fresh, km_item_get_id (item));
-  /* The same item still, to the document (which keeps the current frame for it). */
-  g_object_set_data_full (G_OBJECT (fresh), REREAD_ORIGIN_KEY,
-                          g_rc_box_acquire (reread_origin (item)), g_rc_box_release);
-  _km_document_reread (self, item, fresh);
-  return g_steal_pointer (&fresh);
+  return reread_job_apply (self, item, job, error);
 }
 
 /**

@@ -313,6 +313,14 @@ void               km_document_item_io_clear      (KmDocumentItemIo   *io);
 KmItem            *km_document_reread_item        (KmDocument         *self,
                                                    KmItem             *item,
                                                    GError            **error);
+void               km_document_reread_item_async  (KmDocument         *self,
+                                                   KmItem             *item,
+                                                   GCancellable       *cancellable,
+                                                   GAsyncReadyCallback callback,
+                                                   gpointer            user_data);
+KmItem            *km_document_reread_item_finish (KmDocument         *self,
+                                                   GAsyncResult       *result,
+                                                   GError            **error);
 char              *km_document_dup_shown_item_file (KmDocument        *self,
                                                     KmItem            *item);
 

@@ -84,6 +84,8 @@ struct _KmItemTree
 
   int                 scroll_joint;  /* the joint whose row to bring into view, or -1 */
   KmAfterPaint        scroll;        /* whose step does so (scroll_step) */
+
+  GHashTable         *reloading;     /* the items whose files a Reload reads (a set) */
 };
 
 enum {
@@ -1207,8 +1209,79 @@ duplicate_action (GtkWidget  *widget,
     km_document_duplicate_items (self->document, items);
 }
 
+/* A Reload in progress: the tree (whose set of items being read again it leaves) and the
+ * item whose file is read. */
+typedef struct
+{
+  KmItemTree *tree;
+  KmItem     *item;
+} ReloadRequest;
+
+static void
+reload_request_free (ReloadRequest *request)
+{
+  g_hash_table_remove (request->tree->reloading, request->item);
+  g_object_unref (request->tree);
+  g_object_unref (request->item);
+  g_free (request);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReloadRequest, reload_request_free)
+
+/* Main thread: the file was read again (or not); the fresh item is swapped in as one
+ * undoable step of the document's that read it. */
+static void
+reread_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(ReloadRequest) request = user_data;
+  KmDocument *document = KM_DOCUMENT (source);
+  KmItem *item = request->item;
+  g_autoptr(GError) error = NULL;
+  KmItem *fresh;
+  ReloadEdit *edit;
+
+  fresh = km_document_reread_item_finish (document, result, &error);
+  if (fresh == NULL)
+    {
+      /* (gone meanwhile: deleted, or another project opened; nothing to say) */
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        km_document_log (document, G_LOG_LEVEL_WARNING,
+                         /* Translators: an item's name, then why it could not be reloaded */
+                         _("Could not reload “%s”: %s"), km_item_get_name (item),
+                         error->message);
+      return;
+    }
+
+  edit = g_new0 (ReloadEdit, 1);
+  edit->document = document;
+  edit->parent = g_object_ref (km_item_get_parent (item));
+  edit->position = (guint) km_item_get_index (item);
+  edit->old_item = g_object_ref (item);
+  edit->new_item = fresh;
+  km_project_push_command (km_document_get_project (document), _("Reload"),
+                           reload_edit_redo, reload_edit_undo, NULL, NULL, edit,
+                           reload_edit_free);
+  km_project_close_merge (km_document_get_project (document));
+  if (g_object_get_data (G_OBJECT (fresh), "km-embedded-model") != NULL)
+    /* Its "skeleton.json" is no file: km_document_reread_item read the embedded model. */
+    km_document_log (document, G_LOG_LEVEL_INFO,
+                     _("Reloaded “%s” from the built-in example."), km_item_get_name (fresh));
+  else
+    {
+      /* The file as every message shows one: ${SHARE} and the like expanded, escaped. */
+      g_autofree char *shown = km_document_dup_shown_item_file (document, fresh);
+
+      km_document_log (document, G_LOG_LEVEL_INFO, _("Reloaded “%s” from %s."),
+                       km_item_get_name (fresh), shown);
+    }
+}
+
 /* Reads the one selected item's file again (undoable, so nothing is lost by asking too
- * little); a file that cannot be read leaves the item as it is and says why. */
+ * little); a file that cannot be read leaves the item as it is and says why. The file is
+ * read on a worker thread (a model and its meshes, a whole sub-project): the item is
+ * swapped once it is read. An item already being read again is left to that reload. */
 static void
 reload_action (GtkWidget  *widget,
                const char *action_name,
@@ -1216,48 +1289,34 @@ reload_action (GtkWidget  *widget,
 {
   KmItemTree *self = KM_ITEM_TREE (widget);
   g_autoptr(GPtrArray) items = selected_items (self);
-  g_autoptr(GError) error = NULL;
+  ReloadRequest *request;
   KmItem *item;
-  KmItem *fresh;
-  ReloadEdit *edit;
 
   if (self->document == NULL || items->len != 1)
     return;
   item = g_ptr_array_index (items, 0);
-  if (km_item_get_parent (item) == NULL || km_item_get_file (item) == NULL)
+  if (km_item_get_parent (item) == NULL || km_item_get_file (item) == NULL
+      || g_hash_table_contains (self->reloading, item))
     return;
 
-  fresh = km_document_reread_item (self->document, item, &error);
-  if (fresh == NULL)
-    {
-      km_document_log (self->document, G_LOG_LEVEL_WARNING,
-                       /* Translators: an item's name, then why it could not be reloaded */
-                       _("Could not reload “%s”: %s"), km_item_get_name (item), error->message);
-      return;
-    }
+  request = g_new0 (ReloadRequest, 1);
+  request->tree = g_object_ref (self);
+  request->item = g_object_ref (item);
+  g_hash_table_add (self->reloading, g_object_ref (item));
+  km_document_reread_item_async (self->document, item, NULL, reread_done_cb, request);
+}
 
-  edit = g_new0 (ReloadEdit, 1);
-  edit->document = self->document;
-  edit->parent = g_object_ref (km_item_get_parent (item));
-  edit->position = (guint) km_item_get_index (item);
-  edit->old_item = g_object_ref (item);
-  edit->new_item = fresh;
-  km_project_push_command (km_document_get_project (self->document), _("Reload"),
-                           reload_edit_redo, reload_edit_undo, NULL, NULL, edit,
-                           reload_edit_free);
-  km_project_close_merge (km_document_get_project (self->document));
-  if (g_object_get_data (G_OBJECT (fresh), "km-embedded-model") != NULL)
-    /* Its "skeleton.json" is no file: km_document_reread_item read the embedded model. */
-    km_document_log (self->document, G_LOG_LEVEL_INFO,
-                     _("Reloaded “%s” from the built-in example."), km_item_get_name (fresh));
-  else
-    {
-      /* The file as every message shows one: ${SHARE} and the like expanded, escaped. */
-      g_autofree char *shown = km_document_dup_shown_item_file (self->document, fresh);
+/**
+ * km_item_tree_get_reloading:
+ *
+ * Returns: whether a Reload of the tree's is reading a file
+ */
+gboolean
+km_item_tree_get_reloading (KmItemTree *self)
+{
+  g_return_val_if_fail (KM_IS_ITEM_TREE (self), FALSE);
 
-      km_document_log (self->document, G_LOG_LEVEL_INFO, _("Reloaded “%s” from %s."),
-                       km_item_get_name (fresh), shown);
-    }
+  return g_hash_table_size (self->reloading) > 0;
 }
 
 static void
@@ -1561,6 +1620,17 @@ km_item_tree_dispose (GObject *object)
 }
 
 static void
+km_item_tree_finalize (GObject *object)
+{
+  KmItemTree *self = (KmItemTree *) object;
+
+  /* (empty: each reload in progress holds the tree) */
+  g_clear_pointer (&self->reloading, g_hash_table_unref);
+
+  G_OBJECT_CLASS (km_item_tree_parent_class)->finalize (object);
+}
+
+static void
 km_item_tree_get_property (GObject    *object,
                            guint       prop_id,
                            GValue     *value,
@@ -1603,6 +1673,7 @@ km_item_tree_class_init (KmItemTreeClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = km_item_tree_dispose;
+  object_class->finalize = km_item_tree_finalize;
   object_class->get_property = km_item_tree_get_property;
   object_class->set_property = km_item_tree_set_property;
   widget_class->size_allocate = km_item_tree_size_allocate;
@@ -1650,6 +1721,8 @@ km_item_tree_init (KmItemTree *self)
   GtkDragSource *drag;
   GtkDropTarget *drop;
   GtkEventController *keys;
+
+  self->reloading = g_hash_table_new_full (NULL, NULL, g_object_unref, NULL);
 
   gtk_widget_init_template (GTK_WIDGET (self));
 

@@ -20,5 +20,6 @@ void               km_item_tree_set_document        (KmItemTree *self,
                                                      KmDocument *document);
 GtkSelectionModel *km_item_tree_get_selection_model (KmItemTree *self);
 GtkEditable       *km_item_tree_get_rename_entry    (KmItemTree *self);
+gboolean           km_item_tree_get_reloading       (KmItemTree *self);
 
 G_END_DECLS

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "km-document-skeleton.h"
+#include "km-item-tree.h"
 #include "km-joint-panel.h"
 #include "km-message.h"
 #include "test-app-util.h"
@@ -129,6 +130,20 @@ gboolean
 test_app_wait_document_saved (KmDocument *document)
 {
   return test_app_wait_until (document_not_saving, document, 20000);
+}
+
+static gboolean
+not_reloading (gpointer tree)
+{
+  return !km_item_tree_get_reloading (tree);
+}
+
+/* Runs the main loop until the Reloads of @tree (a KmItemTree) read their files and were
+ * applied (at most 20 s). Returns whether they were. */
+gboolean
+test_app_wait_reloaded (GtkWidget *tree)
+{
+  return test_app_wait_until (not_reloading, tree, 20000);
 }
 
 static gboolean

@@ -21,6 +21,7 @@ KmWindow *test_app_example_window (int         width,
                                    int         height);
 gboolean test_app_wait_saved      (KmWindow   *window);
 gboolean test_app_wait_document_saved (KmDocument *document);
+gboolean test_app_wait_reloaded   (GtkWidget  *tree);
 const char *test_app_frame_label_below (GtkWidget *widget);
 gboolean test_app_document_finish (KmDocument   *document,
                                    GAsyncResult *result,

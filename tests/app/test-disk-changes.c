@@ -706,6 +706,7 @@ test_item_file_bar (Fixture       *f,
 
   reload = test_app_find_action (bar, GTK_TYPE_BUTTON, "win.reload-item-files");
   g_signal_emit_by_name (reload, "clicked");
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
   g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
   g_assert_false (item_bar_revealed (f));
@@ -742,6 +743,7 @@ test_item_files_bar (Fixture       *f,
 
   reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
   g_signal_emit_by_name (reload, "clicked");
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
   g_assert_cmpfloat (item_second_key_x (f, "a.json"), ==, 1.5);
   g_assert_cmpfloat (item_second_key_x (f, "b.json"), ==, 2.5);
@@ -792,6 +794,7 @@ test_item_file_deleted (Fixture       *f,
   g_assert_true (test_app_wait_until (bar_label_says_changed, f, 10000));
   g_assert_true (gtk_widget_get_visible (reload));
   g_signal_emit_by_name (reload, "clicked");
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
   g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
   g_assert_false (item_bar_revealed (f));
@@ -914,6 +917,7 @@ test_item_file_undo_reload (Fixture       *f,
   g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
   reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
   g_signal_emit_by_name (reload, "clicked");
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
   g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
   test_app_spin_for (1000);
@@ -977,6 +981,7 @@ test_animation_file_bar (Fixture       *f,
   g_assert_nonnull (test_app_find_label (item_bar (f), "“motion.json” changed on disk."));
   reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
   g_signal_emit_by_name (reload, "clicked");
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
   g_assert_false (item_bar_revealed (f));
   g_assert_true (km_item_get_parent (item) == NULL);
@@ -1613,6 +1618,7 @@ test_reload_model_resolves (Fixture       *f,
   g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
   reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
   g_signal_emit_by_name (reload, "clicked");
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_false (km_skeleton_equal (km_document_get_skeleton (f->document), old_skeleton,
@@ -1764,6 +1770,7 @@ test_model_file_reload (Fixture       *f,
   press_save (f);
   gtk_dialog_response (question_saying (f, "“skeleton.json” has changed on disk"),
                        GTK_RESPONSE_REJECT);
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   g_assert_null (km_window_get_question (f->window));

@@ -891,6 +891,7 @@ reload_body (Fixture *f)
   g_assert_cmpuint (i, <, n);
   g_assert_true (gtk_selection_model_select_item (selection, i, TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (tree), "tree.reload", NULL));
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (tree)));
   g_assert_true (km_document_get_body_item (f->document) != body);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
   test_app_spin ();

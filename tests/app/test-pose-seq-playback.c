@@ -779,6 +779,7 @@ test_body_motion_reload_save_as (void)
   write_200fps_seq (seq, 100);
   n_messages = g_list_model_get_n_items (km_document_get_messages (o.document));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (tree), "tree.reload", NULL));
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (tree)));
   test_app_spin ();
   fresh = body_motion_item (&o);
   g_assert_true (fresh != item);

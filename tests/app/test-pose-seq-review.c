@@ -433,6 +433,7 @@ reload_item (CopyFixture *f,
   test_app_spin ();
   g_assert_true (gtk_widget_activate_action (km_window_get_item_tree (f->window), "tree.reload",
                                              NULL));
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
 }
 
 /* Reload the pose sequence, and then the body, at frame 1591, past the 300 frames the time

@@ -1509,6 +1509,7 @@ test_reload_targets_solves (Fixture       *f,
   test_app_spin ();
   g_assert_true (gtk_widget_activate_action (km_window_get_item_tree (f->window), "tree.reload",
                                              NULL));
+  g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
   g_assert_true (km_document_get_targets (f->document) != track_before);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));

@@ -392,6 +392,7 @@ test_reload_example_says_builtin (Fixture       *f,
 
   g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "Body"), TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (f->tree)));
   test_app_spin ();
   last = g_list_model_get_item (messages, g_list_model_get_n_items (messages) - 1);
   g_assert_cmpstr (km_message_get_text (last), ==,
@@ -424,6 +425,7 @@ test_reload_share_model_says_path (Fixture       *f,
                    "${SHARE}/model/SR1/SR1.body");
   g_assert_true (gtk_selection_model_select_item (selection, position_of (f, "SR1"), TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (f->tree)));
   test_app_spin ();
   last = g_list_model_get_item (messages, g_list_model_get_n_items (messages) - 1);
   expected = g_strdup_printf ("Reloaded “SR1” from %s.", model);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -1551,6 +1552,142 @@ test_selection_sync (Fixture       *f,
   g_assert_cmpstr (rows, ==, expected);
 }
 
+/* The other end of a model file that is a named pipe, for a Reload: held open (a read of
+ * the pipe ends only once it is closed) until the main loop was seen to run while the file
+ * was being read, or at most 20 s: Reload used to read on the main thread, which could not
+ * run meanwhile (the test would hang but for this). */
+typedef struct
+{
+  int      fd;
+  GMutex   lock;
+  GCond    cond;
+  gboolean loop_ran;
+  gboolean closed;
+  gboolean closed_after_loop;   /* closed because the main loop ran */
+} HeldPipe;
+
+static gpointer
+close_pipe_once_loop_ran (gpointer data)
+{
+  HeldPipe *held = data;
+  gint64 end = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&held->lock);
+  while (!held->loop_ran && g_cond_wait_until (&held->cond, &held->lock, end))
+    ;
+  held->closed_after_loop = held->loop_ran;
+  close (held->fd);
+  held->closed = TRUE;
+  g_mutex_unlock (&held->lock);
+  return NULL;
+}
+
+static gboolean
+note_loop_ran (gpointer data)
+{
+  HeldPipe *held = data;
+
+  g_mutex_lock (&held->lock);
+  held->loop_ran = TRUE;
+  g_cond_signal (&held->cond);
+  g_mutex_unlock (&held->lock);
+  return G_SOURCE_REMOVE;
+}
+
+/* What is in the pipe @fd (of @held) and not read yet; 0 once the pipe is closed. */
+static int
+pipe_unread (HeldPipe *held)
+{
+  int n = 0;
+
+  g_mutex_lock (&held->lock);
+  if (held->closed || ioctl (held->fd, FIONREAD, &n) < 0)
+    n = 0;
+  g_mutex_unlock (&held->lock);
+  return n;
+}
+
+/* Reload reads the file on a worker: the window keeps running while a model file is read
+ * (here a named pipe whose writer has not finished), and the body is swapped once it is
+ * read. Review: Reload read and parsed the model (up to 256 MiB of meshes, or a whole
+ * sub-project) on the main thread. */
+static void
+test_tree_reload_off_main_thread (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("km-reload-pipe-XXXXXX");
+  g_autofree char *project = g_build_filename (dir, "arm.cnoid", NULL);
+  g_autofree char *model = g_build_filename (dir, "arm.json", NULL);
+  g_autofree char *regular = g_build_filename (dir, "arm-regular.json", NULL);
+  g_autofree char *text = NULL;
+  const char *names[] = { "arm.cnoid", "arm.json", "targets.json" };
+  GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
+  HeldPipe held = { -1, };
+  g_autoptr(GThread) thread = NULL;
+  g_autoptr(KmItem) old_body = NULL;
+  KmItem *body;
+  gint64 end;
+  int keep;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *from = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                     names[i], NULL);
+      g_autofree char *to = g_build_filename (dir, names[i], NULL);
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      g_assert_true (g_file_get_contents (from, &contents, &length, NULL));
+      g_assert_true (g_file_set_contents (to, contents, length, NULL));
+    }
+  open_fixture (f, project);
+  old_body = g_object_ref (km_document_get_body_item (f->document));
+  g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Arm"), TRUE));
+
+  /* From here to the Reload the main loop does not run: nothing else (the file watch)
+   * can have opened the pipe, whose text is the Reload's alone. */
+  g_assert_true (g_file_get_contents (model, &text, NULL, NULL));
+  g_assert_cmpint (g_unlink (model), ==, 0);
+  g_assert_cmpint (mkfifo (model, 0600), ==, 0);
+  held.fd = open (model, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (held.fd, >=, 0);
+  /* (less than a pipe holds: written at once) */
+  g_assert_cmpint (write (held.fd, text, strlen (text)), ==, (gssize) strlen (text));
+  g_mutex_init (&held.lock);
+  g_cond_init (&held.cond);
+  thread = g_thread_new ("held-pipe", close_pipe_once_loop_ran, &held);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  /* The worker reads the text, then waits for the pipe's end. */
+  end = g_get_monotonic_time () + 20 * G_TIME_SPAN_SECOND;
+  while (pipe_unread (&held) > 0 && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  g_assert_true (km_item_tree_get_reloading (f->tree));
+  g_assert_true (km_document_get_body_item (f->document) == old_body);
+  /* The main loop runs while the file is read; then the pipe ends. */
+  g_idle_add (note_loop_ran, &held);
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (f->tree)));
+  g_thread_join (g_steal_pointer (&thread));
+  g_assert_true (held.closed_after_loop);
+  body = km_document_get_body_item (f->document);
+  g_assert_true (body != old_body);
+  g_assert_cmpuint (km_item_get_n_children (body), ==, 3);
+  g_assert_true (test_app_has_message (f->document, G_LOG_LEVEL_INFO, "Reloaded “Arm”",
+                                       NULL));
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_get_body_item (f->document) == old_body);
+
+  /* The model is a regular file again; a reader the file watch may have started on the
+   * pipe meanwhile sees its end. */
+  keep = open (model, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (keep, >=, 0);
+  g_assert_true (g_file_set_contents (regular, text, -1, NULL));
+  g_assert_cmpint (g_rename (regular, model), ==, 0);
+  close (keep);
+  g_mutex_clear (&held.lock);
+  g_cond_clear (&held.cond);
+}
+
 /* Reload reads an item's file again as one undoable step, keeping its place; a file that
  * is gone leaves the item as it was and says so. */
 static void
@@ -1595,6 +1732,7 @@ test_tree_reload (Fixture       *f,
   g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Targets from a file"),
                                                   TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (f->tree)));
   fresh = km_item_get_child (body, 1);
   g_assert_true (fresh != old_targets);
   g_assert_cmpstr (km_item_get_name (fresh), ==, "Targets from a file");
@@ -1611,6 +1749,7 @@ test_tree_reload (Fixture       *f,
   /* The body: its model read again, its joint values kept, its children moved over */
   g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Arm"), TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (f->tree)));
   body = km_document_get_body_item (f->document);
   g_assert_true (body != old_body);
   g_assert_cmpuint (km_item_get_n_children (body), ==, 3);
@@ -1637,6 +1776,7 @@ test_tree_reload (Fixture       *f,
     g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Targets from a file"),
                                                     TRUE));
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+    g_assert_true (test_app_wait_reloaded (GTK_WIDGET (f->tree)));
     targets = km_item_get_child (body, 1);
     g_assert_true (targets != old_targets);
     g_assert_null (km_item_get_problem (targets));
@@ -1660,6 +1800,7 @@ test_tree_reload (Fixture       *f,
   g_assert_true (gtk_selection_model_select_item (selection, row_of (f, "Targets from a file"),
                                                   TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (f->tree)));
   g_assert_true (km_item_get_child (old_body, 1) == old_targets);
   g_assert_false (km_document_get_modified (f->document));
   {
@@ -1981,6 +2122,7 @@ test_tree_reload_example_body (Fixture       *f,
   g_assert_true (gtk_selection_model_select_item (selection, row_of (f, km_item_get_name (body)),
                                                   TRUE));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->tree), "tree.reload", NULL));
+  g_assert_true (test_app_wait_reloaded (GTK_WIDGET (f->tree)));
   test_app_spin ();
   fresh = km_document_get_body_item (f->document);
   g_assert_true (fresh != body);
@@ -2269,6 +2411,8 @@ main (int    argc,
               fixture_setup, test_tree_move, fixture_teardown);
   g_test_add ("/kinema/ItemTree/reload", Fixture, NULL,
               fixture_setup, test_tree_reload, fixture_teardown);
+  g_test_add ("/kinema/ItemTree/reload-off-main-thread", Fixture, NULL,
+              fixture_setup, test_tree_reload_off_main_thread, fixture_teardown);
   g_test_add ("/kinema/ItemTree/selection-sync", Fixture, NULL,
               fixture_setup, test_selection_sync, fixture_teardown);
   return g_test_run ();
