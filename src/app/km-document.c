@@ -28,6 +28,7 @@
 #include "km-motion-file-item.h"
 #include "km-pose-seq-item.h"
 #include "km-root-item.h"
+#include "km-start-pose.h"
 #include "km-unknown-item.h"
 #include "km-world-item.h"
 
@@ -747,6 +748,67 @@ log_missed_keys (KmDocument          *self,
                      n_unchecked);
 }
 
+/* How many frames where the motion jumps Messages names; the rest it counts. */
+#define MAX_JUMP_FRAMES 5
+
+/* Messages names the frames a solved motion jumps to (km_animation_get_jumped(): a joint
+ * moves much further in that one step than around it, as where frame 0 keeps a keyed pose
+ * the targets after it cannot follow on from), which the time bar marks in purple: a robot
+ * playing the motion would make that step at the frame rate. One line, the first few
+ * frames and how far the largest step goes. */
+static void
+log_jumps (KmDocument        *self,
+           const KmAnimation *animation)
+{
+  g_autoptr(GString) frames = g_string_new (NULL);
+  g_autofree char *largest_text = NULL;
+  guint n_jumps = km_animation_get_n_jumps (animation), shown = 0, largest_dof = 0;
+  double largest = -1.0;
+
+  if (n_jumps == 0)
+    return;
+  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
+    if (km_animation_get_jumped (animation, f))
+      {
+        guint dof;
+        double step = km_animation_get_step (animation, f, &dof);
+
+        if (step > largest)
+          largest = step, largest_dof = dof;
+        if (shown++ < MAX_JUMP_FRAMES)
+          /* Translators: the separator between frame numbers in a list */
+          g_string_append_printf (frames, "%s%u", frames->len > 0 ? _(", ") : "", f);
+      }
+  largest_text = km_animation_get_dof_type (animation, largest_dof) == KM_JOINT_PRISMATIC
+                 /* Translators: how far a prismatic joint moves in one frame */
+                 ? g_strdup_printf (_("%.3f m"), largest)
+                 /* Translators: how far a joint turns in one frame */
+                 : g_strdup_printf (_("%.3f rad"), largest);
+  if (n_jumps > MAX_JUMP_FRAMES)
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: a list of frame numbers, the count of the others, then
+                      * a distance ("0.330 rad") */
+                     g_dngettext (GETTEXT_PACKAGE, "The motion jumps at frames %s and %u "
+                                  "more (a joint moves up to %s in one frame): check it before "
+                                  "a robot plays it; a keyframe in between can smooth it.",
+                                  "The motion jumps at frames %s and %u more (a joint moves up "
+                                  "to %s in one frame): check it before a robot plays it; a "
+                                  "keyframe in between can smooth it.",
+                                  n_jumps - MAX_JUMP_FRAMES),
+                     frames->str, n_jumps - MAX_JUMP_FRAMES, largest_text);
+  else
+    km_document_log (self, G_LOG_LEVEL_WARNING,
+                     /* Translators: a frame number, or a list of them, then a distance
+                      * ("0.330 rad") */
+                     g_dngettext (GETTEXT_PACKAGE, "The motion jumps at frame %s (a joint "
+                                  "moves %s in one frame): check it before a robot plays it; a "
+                                  "keyframe in between can smooth it.",
+                                  "The motion jumps at frames %s (a joint moves up to %s in "
+                                  "one frame): check it before a robot plays it; a keyframe "
+                                  "in between can smooth it.", n_jumps),
+                     frames->str, largest_text);
+}
+
 /* What measure_animation's worker reads: copies and references made on the main thread. */
 typedef struct
 {
@@ -773,6 +835,7 @@ measure_data_free (gpointer data)
 typedef struct
 {
   double             *residuals;
+  gboolean           *jumped;
   KmAnimationKeyMiss *missed;
   guint               n_missed;
   guint               n_unchecked;
@@ -785,6 +848,7 @@ measure_result_free (gpointer data)
   MeasureResult *result = data;
 
   g_free (result->residuals);
+  g_free (result->jumped);
   g_free (result->missed);
   g_free (result);
 }
@@ -811,6 +875,7 @@ measure_thread (GTask        *task,
     }
   result = g_new0 (MeasureResult, 1);
   result->residuals = residuals;
+  result->jumped = km_ik_measure_jumps (measure->problem, measure->animation);
   result->missed = km_ik_find_missed_keys (measure->problem, measure->track, measure->animation,
                                            &result->n_missed, &result->n_unchecked,
                                            cancellable, &error);
@@ -841,6 +906,8 @@ measure_done_cb (GObject      *object,
     if (!isnan (measured->residuals[2 * (gsize) f]))
       km_animation_set_residual (measure->animation, f, measured->residuals[2 * (gsize) f],
                                  measured->residuals[2 * (gsize) f + 1]);
+  for (guint f = 0; f < n_frames; f++)
+    km_animation_set_jumped (measure->animation, f, measured->jumped[f]);
   if (measured->checked)
     {
       km_animation_set_missed_keys (measure->animation, measured->missed, measured->n_missed);
@@ -850,6 +917,7 @@ measure_done_cb (GObject      *object,
     return;
   log_measured_frames (self, measure->animation);
   log_missed_keys (self, measure->animation, measure->track);
+  log_jumps (self, measure->animation);
   /* Views hear that the motion shown has its residuals (the time bar's red marks). */
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANIMATION]);
 }
@@ -2489,6 +2557,7 @@ solve_cb (GObject      *object,
                                   stats.n_frames),
                      stats.n_frames, stats.max_pos_err * 1000.0);
   log_missed_keys (self, animation, call->track);
+  log_jumps (self, animation);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVING]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SOLVE_PROGRESS]);
 }
@@ -3065,6 +3134,22 @@ import_model (KmDocument          *self,
       km_skeleton_apply_mimic (skeleton, q);
       km_body_item_set_joint_state (KM_BODY_ITEM (body), q, n_dof);
       km_body_item_set_model_pose (KM_BODY_ITEM (body), skeleton, extras->initial_q);
+    }
+  /* A file without a pose of its own (URDF: 0) outside the joint limits: said, not only
+   * clamped where the Pose tab shows it and an edit or a solve starts from it. */
+  if (n_dof > 0)
+    {
+      g_autofree char *clamped = km_start_pose_describe_clamp (
+        skeleton, extras != NULL && extras->n_initial_q == n_dof ? extras->initial_q : NULL,
+        km_body_item_get_joint_state (KM_BODY_ITEM (body), NULL));
+
+      if (clamped != NULL)
+        km_document_log (self, G_LOG_LEVEL_WARNING,
+                         /* Translators: a model's name, then a list of joints and values,
+                          * “elbow -4.0°, slide 100.0 mm” */
+                         _("%s: start pose outside the joint limits; the Pose tab, edits and "
+                           "solves take these joints at their nearest limit: %s."),
+                         name, clamped);
     }
   tree_edit_add (edit, parent, body, km_item_get_n_children (parent));
   km_project_push_command (self->project, _("Import Model"), tree_edit_redo, tree_edit_undo,

@@ -20,8 +20,10 @@
  * so it follows the display's real time at the document's frame rate times the playback
  * speed, whatever the monitor refresh; a slow frame skips frames rather than slowing the
  * motion down. Target keyframes show as marks under the slider, over coloured bands at the
- * frames whose solve missed its target (red) or left a joint on a limit (orange); a playing
- * pose sequence's key poses as outlined marks (they cannot be dragged).
+ * frames whose solve missed its target (red) or left a joint on a limit (orange), and a
+ * purple bar along the top at a frame the motion jumps to (km_animation_get_jumped()); the
+ * strip's tooltip says what marks the frame under the pointer has. A playing pose
+ * sequence's key poses show as outlined marks (they cannot be dragged).
  *
  * The slider, the strip, stepping and End span the document's timeline
  * (km_document_get_timeline_frames), which runs on past the motion so that the user can
@@ -46,6 +48,10 @@
 #define LIMIT_EPSILON 1e-6
 /* Marked frames: at least this wide, so one frame of many still shows. */
 #define MARK_MIN_WIDTH 2.0
+/* A jump's mark: a bar along the top of the strip, at least this wide (a spike of one
+ * frame is what it shows), over this share of the strip's height. */
+#define JUMP_MIN_WIDTH 5.0
+#define JUMP_HEIGHT_SHARE 0.4
 
 struct _KmTimeBar
 {
@@ -60,6 +66,7 @@ struct _KmTimeBar
   GtkProgressBar *progress_bar;
   GtkScale       *scale;
   GtkDrawingArea *keyframe_strip;
+  GtkMenuButton  *speed_button;
 
   /* Owned */
   KmDocument     *document;
@@ -367,6 +374,88 @@ draw_marks (KmTimeBar *self,
         }
       cairo_fill (cr);
     }
+
+  /* A jump: GNOME purple 3, over the bands, another shape than theirs. */
+  cairo_set_source_rgb (cr, 0x91 / 255.0, 0x41 / 255.0, 0xac / 255.0);
+  for (guint f = 0; f < self->marks->len; f++)
+    if (self->marks->data[f] & KM_TIME_BAR_MARK_JUMPED)
+      {
+        double x0 = strip_x (self, f - 0.5), x1 = strip_x (self, f + 0.5);
+
+        if (x1 - x0 < JUMP_MIN_WIDTH)
+          {
+            double mid = (x0 + x1) / 2.0;
+
+            x0 = mid - JUMP_MIN_WIDTH / 2.0;
+            x1 = mid + JUMP_MIN_WIDTH / 2.0;
+          }
+        cairo_rectangle (cr, floor (x0), 0, ceil (x1) - floor (x0),
+                         MAX (ceil (height * JUMP_HEIGHT_SHARE), 2.0));
+      }
+  cairo_fill (cr);
+}
+
+/* The strip's tooltip over a marked frame says what its marks mean (the jump's size); over
+ * others, its own text (the template's, about dragging keyframes). */
+static gboolean
+strip_query_tooltip_cb (KmTimeBar  *self,
+                        int         x,
+                        int         y,
+                        gboolean    keyboard,
+                        GtkTooltip *tooltip)
+{
+  KmAnimation *animation = self->document ? km_document_get_animation (self->document) : NULL;
+  g_autoptr(GString) text = NULL;
+  guint first, last, jumped = G_MAXUINT;
+  guint8 marks = 0;
+
+  if (keyboard || animation == NULL || self->n_marked == 0 || self->marks->len == 0)
+    return FALSE;
+  /* The frames whose marks are drawn under the pointer (a mark is at least a few pixels
+   * wide, so it may stand for a frame a little to the side). */
+  first = strip_frame_at (self, x - JUMP_MIN_WIDTH / 2.0);
+  last = MIN (strip_frame_at (self, x + JUMP_MIN_WIDTH / 2.0), self->marks->len - 1);
+  for (guint f = first; f <= last; f++)
+    {
+      guint8 m = self->marks->data[f];
+
+      if ((m & KM_TIME_BAR_MARK_JUMPED) && jumped == G_MAXUINT
+          && f < km_animation_get_n_frames (animation))
+        jumped = f;
+      else
+        m &= ~KM_TIME_BAR_MARK_JUMPED;
+      marks |= m;
+    }
+  if (marks == 0)
+    return FALSE;
+
+  text = g_string_new (NULL);
+  if (jumped != G_MAXUINT)
+    {
+      guint dof;
+      double step = km_animation_get_step (animation, jumped, &dof);
+
+      if (km_animation_get_dof_type (animation, dof) == KM_JOINT_PRISMATIC)
+        /* Translators: the time bar's tooltip over a frame marked purple: a frame number,
+         * then how far a prismatic joint moves in that one frame (m) */
+        g_string_append_printf (text, _("The motion jumps at frame %u: a joint moves %.3f m "
+                                        "in one frame"), jumped, step);
+      else
+        /* Translators: the time bar's tooltip over a frame marked purple: a frame number,
+         * then how far a joint turns in that one frame (radians) */
+        g_string_append_printf (text, _("The motion jumps at frame %u: a joint turns %.3f "
+                                        "rad in one frame"), jumped, step);
+    }
+  if (marks & KM_TIME_BAR_MARK_MISSED)
+    g_string_append_printf (text, "%s%s", text->len > 0 ? "\n" : "",
+                            /* Translators: the time bar's tooltip over a frame marked red */
+                            _("The solve misses its target here"));
+  if (marks & KM_TIME_BAR_MARK_AT_LIMIT)
+    g_string_append_printf (text, "%s%s", text->len > 0 ? "\n" : "",
+                            /* Translators: the time bar's tooltip over a frame marked orange */
+                            _("A joint the solve moves is at a limit here"));
+  gtk_tooltip_set_text (tooltip, text->str);
+  return TRUE;
 }
 
 /* Whether the keyframe at @frame is another than the one being dragged and lies where
@@ -509,6 +598,9 @@ update_marks (KmTimeBar *self)
        * arm that comes back turned 180° pass (rev17-gui finding 3). */
       if (km_animation_find_missed_key (animation, f) != NULL)
         mark |= KM_TIME_BAR_MARK_MISSED;
+      /* The solve had to move a joint much further in this one step than around it. */
+      if (km_animation_get_jumped (animation, f))
+        mark |= KM_TIME_BAR_MARK_JUMPED;
       for (guint i = 0; q != NULL && lower != NULL && i < n_dof; i++)
         if (counted[i]
             && ((isfinite (lower[i]) && q[i] <= lower[i] + LIMIT_EPSILON)
@@ -1082,6 +1174,7 @@ km_time_bar_class_init (KmTimeBarClass *klass)
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, scale);
   gtk_widget_class_bind_template_child (widget_class, KmTimeBar, set_keyframe_button);
+  gtk_widget_class_bind_template_child (widget_class, KmTimeBar, speed_button);
   gtk_widget_class_bind_template_callback (widget_class, adjustment_value_changed_cb);
 
   gtk_widget_class_install_action (widget_class, "time.toggle-playback", NULL,
@@ -1118,6 +1211,16 @@ use_tabular_digits (GtkInscription *inscription)
   pango_attr_list_unref (attrs);
 }
 
+/* The speed button shows the playback speed ("1×", "0.5×"), whatever set it. */
+static void
+show_speed (KmTimeBar *self)
+{
+  /* Translators: the playback speed button's label, a speed factor: "1×", "0.5×" */
+  g_autofree char *label = g_strdup_printf (_("%g×"), self->speed);
+
+  gtk_menu_button_set_label (self->speed_button, label);
+}
+
 static void
 km_time_bar_init (KmTimeBar *self)
 {
@@ -1128,11 +1231,14 @@ km_time_bar_init (KmTimeBar *self)
   self->loop = TRUE;
   self->speed = 1.0;
   gtk_widget_init_template (GTK_WIDGET (self));
+  show_speed (self);
 
   self->tick_from = -1;
   self->marks = g_byte_array_new ();
   use_tabular_digits (self->frame_label);
   gtk_drawing_area_set_draw_func (self->keyframe_strip, strip_draw_cb, self, NULL);
+  g_signal_connect_object (self->keyframe_strip, "query-tooltip",
+                           G_CALLBACK (strip_query_tooltip_cb), self, G_CONNECT_SWAPPED);
   gesture = gtk_gesture_drag_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_PRIMARY);
   g_signal_connect_swapped (gesture, "drag-begin", G_CALLBACK (strip_drag_begin_cb), self);
@@ -1292,6 +1398,7 @@ km_time_bar_set_speed (KmTimeBar *self,
       self->play_start_frame = km_document_get_current_frame (self->document);
       self->play_start_time = 0;
     }
+  show_speed (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SPEED]);
 }
 
@@ -1324,8 +1431,9 @@ km_time_bar_get_keyframe_point (KmTimeBar *self,
  *
  * What the time bar marks at @frame of the solved animation: whether its solve missed the
  * target (a position residual above the IK solver's default tolerance, or an orientation
- * residual above it where km_document_get_solves_orientation()) and whether a joint the
- * solve moves (km_document_get_solved_dofs()) sits on one of its limits there.
+ * residual above it where km_document_get_solves_orientation()), whether a joint the
+ * solve moves (km_document_get_solved_dofs()) sits on one of its limits there, and whether
+ * the motion jumps there from the frame before (km_animation_get_jumped()).
  *
  * Returns: the marks, 0 for an unmarked frame or one past the animation
  */

@@ -19,6 +19,7 @@ typedef enum
 {
   KM_TIME_BAR_MARK_MISSED   = 1 << 0,  /* the solve missed its target */
   KM_TIME_BAR_MARK_AT_LIMIT = 1 << 1,  /* a joint sits on one of its limits */
+  KM_TIME_BAR_MARK_JUMPED   = 1 << 2,  /* the motion jumps there from the frame before */
 } KmTimeBarMarks;
 
 GtkWidget  *km_time_bar_new           (void);

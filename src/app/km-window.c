@@ -155,6 +155,7 @@ enum {
   PROP_0,
   PROP_DOCUMENT,
   PROP_SHOW_JOINT_AXES,
+  PROP_ORTHOGRAPHIC,
   PROP_EDIT_MODE,
   PROP_SHOW_MESSAGES,
   PROP_LOADING,
@@ -222,6 +223,13 @@ static void
 scene_view_show_joint_axes_cb (KmWindow *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_JOINT_AXES]);
+}
+
+/* View → Orthographic's check: the scene view's projection, however it was changed. */
+static void
+scene_view_orthographic_cb (KmWindow *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ORTHOGRAPHIC]);
 }
 
 /* scene.* actions reach only widgets inside the scene view; the header bar's toggle uses
@@ -2200,6 +2208,19 @@ reset_camera_action (GtkWidget  *widget,
   km_scene_view_reset_camera (KM_WINDOW (widget)->scene_view);
 }
 
+/* View → Camera (win.view-front, win.frame-all …): the scene view's own action of the same
+ * name (scene.view-front …), the one its key (1, 3, 7, a, f) runs. The menu bar is outside
+ * the scene view, where scene.* actions do not reach. */
+static void
+scene_camera_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  g_autofree char *scene_action = g_strconcat ("scene.", action_name + strlen ("win."), NULL);
+
+  gtk_widget_activate_action (GTK_WIDGET (KM_WINDOW (widget)->scene_view), scene_action, NULL);
+}
+
 static gboolean
 drop_cb (KmWindow      *self,
          const GValue  *value,
@@ -2642,6 +2663,11 @@ km_window_get_property (GObject    *object,
     case PROP_SHOW_JOINT_AXES:
       g_value_set_boolean (value, km_scene_view_get_show_joint_axes (self->scene_view));
       break;
+    case PROP_ORTHOGRAPHIC:
+      /* Asked for by the property action also while the template is being torn down. */
+      g_value_set_boolean (value, self->scene_view != NULL &&
+                                  km_scene_view_get_orthographic (self->scene_view));
+      break;
     case PROP_EDIT_MODE:
       /* Asked for by the property action also while the template is being torn down. */
       g_value_set_boolean (value, self->scene_view != NULL &&
@@ -2673,6 +2699,11 @@ km_window_set_property (GObject      *object,
     {
     case PROP_SHOW_JOINT_AXES:
       km_scene_view_set_show_joint_axes (self->scene_view, g_value_get_boolean (value));
+      break;
+    case PROP_ORTHOGRAPHIC:
+      /* As the view's key 5 (scene.toggle-ortho, its "orthographic" property) does. */
+      if (self->scene_view != NULL)
+        km_scene_view_set_orthographic (self->scene_view, g_value_get_boolean (value));
       break;
     case PROP_EDIT_MODE:
       if (self->scene_view != NULL)
@@ -2714,6 +2745,10 @@ km_window_class_init (KmWindowClass *klass)
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_SHOW_JOINT_AXES] =
     g_param_spec_boolean ("show-joint-axes", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* The scene view's projection (View → Orthographic). */
+  properties[PROP_ORTHOGRAPHIC] =
+    g_param_spec_boolean ("orthographic", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_EDIT_MODE] =
     g_param_spec_boolean ("edit-mode", NULL, NULL, FALSE,
@@ -2794,6 +2829,13 @@ km_window_class_init (KmWindowClass *klass)
                                    export_animation_action);
   gtk_widget_class_install_action (widget_class, "win.solve", NULL, solve_action);
   gtk_widget_class_install_action (widget_class, "win.reset-camera", NULL, reset_camera_action);
+  gtk_widget_class_install_action (widget_class, "win.view-front", NULL, scene_camera_action);
+  gtk_widget_class_install_action (widget_class, "win.view-side", NULL, scene_camera_action);
+  gtk_widget_class_install_action (widget_class, "win.view-top", NULL, scene_camera_action);
+  gtk_widget_class_install_action (widget_class, "win.frame-all", NULL, scene_camera_action);
+  gtk_widget_class_install_action (widget_class, "win.frame-selection", NULL,
+                                   scene_camera_action);
+  gtk_widget_class_install_property_action (widget_class, "win.orthographic", "orthographic");
   gtk_widget_class_install_action (widget_class, "win.copy-keyframe", NULL,
                                    keyframe_clipboard_action);
   gtk_widget_class_install_action (widget_class, "win.paste-keyframe", NULL,
@@ -2838,6 +2880,8 @@ km_window_init (KmWindow *self)
                            G_CALLBACK (scene_view_show_joint_axes_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->scene_view, "notify::edit-mode",
                            G_CALLBACK (scene_view_edit_mode_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->scene_view, "notify::orthographic",
+                           G_CALLBACK (scene_view_orthographic_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::targets",
                            G_CALLBACK (update_keyframe_actions), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->document, "notify::current-frame",

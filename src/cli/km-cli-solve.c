@@ -59,6 +59,18 @@ static const struct
   { KM_BODY_MOTION_FORMAT, OUTPUT_BODY_MOTION },
 };
 
+/* At most this many frames where the motion jumps are said one by one for an animation;
+ * the rest are counted (print_jumps()). */
+#define MAX_JUMPS_SHOWN 5
+
+/* A frame the motion jumps to (km_animation_get_jumped()) and how far it goes there. */
+typedef struct
+{
+  guint    frame;
+  double   step;     /* the largest change of a DOF from the frame before */
+  gboolean linear;   /* that DOF is a prismatic joint's (m), else an angle (rad) */
+} SolveJump;
+
 typedef struct
 {
   /* Input, set before the pool starts. */
@@ -82,6 +94,11 @@ typedef struct
   KmAnimationKeyMiss *missed;
   guint          n_missed;
   guint          n_unchecked;  /* missed keyframes the bounded check left out */
+  /* The first frames the motion jumps to (at most MAX_JUMPS_SHOWN), and how many there are
+   * in all, said after the pool is done: print_jumps(). */
+  SolveJump      jumps[MAX_JUMPS_SHOWN];
+  guint          n_jumps;
+  double         frame_rate;
 
   /* Progress, written by the worker, read by the main thread. */
   guint          n_frames;         /* atomic: frames to solve, once known */
@@ -565,6 +582,21 @@ solve_one (SolveItem    *item,
       item->missed = g_memdup2 (missed, item->n_missed * sizeof *missed);
     item->n_unchecked = km_animation_get_unchecked_keys (animation);
   }
+  item->frame_rate = km_animation_get_frame_rate (animation);
+  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
+    if (km_animation_get_jumped (animation, f))
+      {
+        if (item->n_jumps < MAX_JUMPS_SHOWN)
+          {
+            SolveJump *jump = &item->jumps[item->n_jumps];
+            guint dof;
+
+            jump->frame = f;
+            jump->step = km_animation_get_step (animation, f, &dof);
+            jump->linear = km_animation_get_dof_type (animation, dof) == KM_JOINT_PRISMATIC;
+          }
+        item->n_jumps++;
+      }
 
   if (shared->output_format == OUTPUT_BODY_MOTION)
     item->write_failed = !write_body_motion (shared->skeleton, animation, &problem->root_pose,
@@ -765,6 +797,65 @@ print_missed_keys (const SolveItem *item)
                             "for whether a pose meets them (the check stops after a few dozen "
                             "solves)\n", item->n_unchecked),
                file != NULL ? shown : item->label, item->n_unchecked);
+    }
+}
+
+/*
+ * Warns on stderr about each frame @item's motion jumps to (km_animation_get_jumped(): the
+ * solver had to move a joint much further in that one step than around it, as where the
+ * keyframe at frame 0 keeps a pose that the targets after it cannot follow on from), which
+ * a robot playing the motion would take at that speed: located at the targets file, as the
+ * missed keyframes' count is; for a model's own IK target at that target (its label).
+ */
+static void
+print_jumps (const SolveItem *item)
+{
+  const char *file = item_targets_file (item);
+  g_autofree char *shown = file != NULL ? km_parse_shown_file (file) : NULL;
+  const char *location = file != NULL ? shown : item->label;
+
+  if (item->n_jumps > 0)
+    fflush (stdout);
+  for (guint i = 0; i < MIN (item->n_jumps, MAX_JUMPS_SHOWN); i++)
+    {
+      const SolveJump *jump = &item->jumps[i];
+      g_autofree char *text = NULL;
+
+      if (jump->linear)
+        text =
+          /* Translators: a warning of `kinema-cli solve`: a frame number, how far a
+           * prismatic joint moves in that one frame (m), then that as a speed (m/s) at the
+           * animation's frame rate (frames per second) */
+          g_strdup_printf (_("the motion jumps at frame %u (%.3f m in one frame, %.2f m/s at "
+                             "%g fps): a joint moves much further there than around it; a "
+                             "keyframe in between, or one at frame 0 that the targets "
+                             "follow on from, can smooth it"),
+                           jump->frame, jump->step, jump->step * item->frame_rate,
+                           item->frame_rate);
+      else
+        text =
+          /* Translators: a warning of `kinema-cli solve`: a frame number, how far a joint
+           * turns in that one frame (radians), then that as a speed (rad/s) at the
+           * animation's frame rate (frames per second) */
+          g_strdup_printf (_("the motion jumps at frame %u (%.3f rad in one frame, %.1f rad/s "
+                             "at %g fps): a joint turns much further there than around it; a "
+                             "keyframe in between, or one at frame 0 that the targets "
+                             "follow on from, can smooth it"),
+                           jump->frame, jump->step, jump->step * item->frame_rate,
+                           item->frame_rate);
+      km_cli_print_warning_at (location, text);
+    }
+  if (item->n_jumps > MAX_JUMPS_SHOWN)
+    {
+      guint rest = item->n_jumps - MAX_JUMPS_SHOWN;
+      g_autofree char *text =
+        /* Translators: after five warnings about frames where the motion jumps, the number
+         * of the others */
+        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "… and %u more frame the motion "
+                                      "jumps at", "… and %u more frames the motion jumps at",
+                                      rest), rest);
+
+      km_cli_print_warning_at (location, text);
     }
 }
 
@@ -1180,7 +1271,10 @@ km_cli_solve (int    argc,
           status = KM_CLI_EXIT_INVALID;
         }
       else
-        print_missed_keys (&items[i]);
+        {
+          print_missed_keys (&items[i]);
+          print_jumps (&items[i]);
+        }
       /* With the animation on standard output, stdout holds it alone. */
       print_result (&items[i], output != NULL && km_cli_output_is_stdout (output) ? stderr
                                                                                  : stdout);

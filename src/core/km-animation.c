@@ -25,6 +25,7 @@ struct _KmAnimation
   double             *values;       /* n_frames × n_dof, row per frame */
   double             *residuals;    /* n_frames × 2 (pos, rot), NaN = not solved */
   gboolean            has_residuals;
+  guint8             *jumped;       /* n_frames: the solve jumped there (derived, not saved) */
   KmAnimationKeyMiss *missed_keys;  /* by frame; NULL when none */
   guint               n_missed_keys;
   guint               n_unchecked_keys; /* missed by the motion, not checked */
@@ -50,6 +51,7 @@ animation_alloc (guint n_channels,
   self->residuals = g_new (double, MAX ((gsize) n_frames * 2, 1));
   for (gsize i = 0; i < (gsize) n_frames * 2; i++)
     self->residuals[i] = NAN;
+  self->jumped = g_new0 (guint8, MAX (n_frames, 1));
   return self;
 }
 
@@ -157,6 +159,7 @@ km_animation_copy (const KmAnimation *self)
   copy->has_residuals = self->has_residuals;
   memcpy (copy->values, self->values, (gsize) self->n_frames * self->n_dof * sizeof (double));
   memcpy (copy->residuals, self->residuals, (gsize) self->n_frames * 2 * sizeof (double));
+  memcpy (copy->jumped, self->jumped, self->n_frames);
   if (self->keys_checked)
     {
       km_animation_set_missed_keys (copy, self->missed_keys, self->n_missed_keys);
@@ -172,7 +175,7 @@ km_animation_copy (const KmAnimation *self)
  *   (-1: zero), e.g. from km_body_map_dofs()
  *
  * The same motion re-expressed for another skeleton, DOF by DOF: frame k's value of DOF i
- * is @self's frame k value of DOF @dof_map[i]. The frame rate, residuals and
+ * is @self's frame k value of DOF @dof_map[i]. The frame rate, residuals, jumps and
  * missed keyframes are kept.
  *
  * Returns: (transfer full) (nullable): the new animation, NULL when @dof_map names a DOF
@@ -199,6 +202,7 @@ km_animation_remap (const KmAnimation *self,
   remapped->frame_rate = self->frame_rate;
   remapped->has_residuals = self->has_residuals;
   memcpy (remapped->residuals, self->residuals, (gsize) self->n_frames * 2 * sizeof (double));
+  memcpy (remapped->jumped, self->jumped, self->n_frames);
   if (self->keys_checked)
     {
       km_animation_set_missed_keys (remapped, self->missed_keys, self->n_missed_keys);
@@ -232,6 +236,7 @@ km_animation_unref (KmAnimation *self)
       g_free (self->channels);
       g_free (self->values);
       g_free (self->residuals);
+      g_free (self->jumped);
       g_free (self->missed_keys);
       g_clear_pointer (&self->skeleton, km_skeleton_unref);
       g_free (self);
@@ -392,6 +397,108 @@ km_animation_set_residual (KmAnimation *self,
   self->residuals[2 * (gsize) frame] = pos_err;
   self->residuals[2 * (gsize) frame + 1] = rot_err;
   self->has_residuals = TRUE;
+}
+
+/**
+ * km_animation_get_jumped:
+ *
+ * Whether the solve that made the motion jumped at @frame from the frame before
+ * (#KmIkSolution.jumped: a joint moved further in that one step than the solver's
+ * continuity allows, or much further than in the steps around it). Derived data like the
+ * residuals: set by whoever solved the motion, copied with it, never saved.
+ *
+ * Returns: TRUE at a frame the motion jumps to
+ */
+gboolean
+km_animation_get_jumped (const KmAnimation *self,
+                         guint              frame)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (frame < self->n_frames, FALSE);
+
+  return self->jumped[frame] != 0;
+}
+
+void
+km_animation_set_jumped (KmAnimation *self,
+                         guint        frame,
+                         gboolean     jumped)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (frame < self->n_frames);
+
+  self->jumped[frame] = jumped ? 1 : 0;
+}
+
+/**
+ * km_animation_get_n_jumps:
+ *
+ * Returns: how many frames the motion jumps to (km_animation_get_jumped())
+ */
+guint
+km_animation_get_n_jumps (const KmAnimation *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  for (guint f = 0; f < self->n_frames; f++)
+    n += self->jumped[f] != 0;
+  return n;
+}
+
+/**
+ * km_animation_get_step:
+ * @dof: (out) (optional): the DOF that moved furthest (0 at frame 0)
+ *
+ * How far the motion moves in the one step from @frame - 1 to @frame: the largest change of
+ * any DOF (rad, or m for a prismatic joint; the Euler angles of a spherical joint each
+ * count as one). What a jump (km_animation_get_jumped()) amounts to.
+ *
+ * Returns: the largest change, 0 at frame 0
+ */
+double
+km_animation_get_step (const KmAnimation *self,
+                       guint              frame,
+                       guint             *dof)
+{
+  const double *a, *b;
+  double step = 0.0;
+  guint moved = 0;
+
+  g_return_val_if_fail (self != NULL, 0.0);
+  g_return_val_if_fail (frame < self->n_frames, 0.0);
+
+  if (dof != NULL)
+    *dof = 0;
+  if (frame == 0)
+    return 0.0;
+  a = self->values + (gsize) (frame - 1) * self->n_dof;
+  b = a + self->n_dof;
+  for (guint i = 0; i < self->n_dof; i++)
+    if (fabs (b[i] - a[i]) > step)
+      step = fabs (b[i] - a[i]), moved = i;
+  if (dof != NULL)
+    *dof = moved;
+  return step;
+}
+
+/**
+ * km_animation_get_dof_type:
+ *
+ * Returns: the type of the joint whose channel holds DOF @dof (what unit its values are in)
+ */
+KmJointType
+km_animation_get_dof_type (const KmAnimation *self,
+                           guint              dof)
+{
+  g_return_val_if_fail (self != NULL, KM_JOINT_REVOLUTE);
+
+  for (guint c = 0; c < self->n_channels; c++)
+    if (dof >= self->channels[c].dof_index
+        && dof < self->channels[c].dof_index + self->channels[c].n_dof)
+      return self->channels[c].type;
+  g_return_val_if_reached (KM_JOINT_REVOLUTE);
 }
 
 /* The mean of the residuals in column @column (0 position, 1 orientation) of the frames

@@ -69,7 +69,8 @@ typedef struct
  * (which has none) once a worker has measured them; no worker reads residuals of an
  * animation the document shows (saves and exports copy it on the main thread first). The
  * same goes for its missed keyframes (km_animation_set_missed_keys()): derived data, set
- * by whoever solved or measured the motion, copied with it, never saved.
+ * by whoever solved or measured the motion, copied with it, never saved; and for the
+ * frames the solve jumped to (km_animation_set_jumped()).
  */
 typedef struct _KmAnimation KmAnimation;
 
@@ -114,6 +115,17 @@ void                 km_animation_set_residual           (KmAnimation           
                                                           guint                     frame,
                                                           double                    pos_err,
                                                           double                    rot_err);
+gboolean             km_animation_get_jumped             (const KmAnimation        *self,
+                                                          guint                     frame);
+void                 km_animation_set_jumped             (KmAnimation              *self,
+                                                          guint                     frame,
+                                                          gboolean                  jumped);
+guint                km_animation_get_n_jumps            (const KmAnimation        *self);
+double               km_animation_get_step               (const KmAnimation        *self,
+                                                          guint                     frame,
+                                                          guint                    *dof);
+KmJointType          km_animation_get_dof_type           (const KmAnimation        *self,
+                                                          guint                     dof);
 void                 km_animation_get_stats              (const KmAnimation        *self,
                                                           KmAnimationStats         *stats);
 

@@ -13,12 +13,15 @@
 #include "km-ik-job.h"
 #include "km-ik-private.h"
 
+/* A pending frame's values after its DOFs: pos_err, rot_err and jumped (1 or 0). */
+#define PENDING_EXTRA 3
+
 /*
  * One solve request. The main thread and the worker share only the fields under @mutex; the
  * worker never sees the job. Frames the worker finishes are appended to @pending (stride
- * n_dof + 2: values, pos_err, rot_err) and at most one idle (@idle_pending) is queued on
- * @context to move them into the job's animation and update :progress, in the manner of
- * Sysprof's set_progress. The solver may hold frames back (see km_ik_solve_trajectory), and
+ * n_dof + PENDING_EXTRA: values, pos_err, rot_err, jumped) and at most one idle
+ * (@idle_pending) is queued on @context to move them into the job's animation and update
+ * :progress, in the manner of Sysprof's set_progress. The solver may hold frames back (see km_ik_solve_trajectory), and
  * may hand over provisional frames that it revises later (km_ik_solve_trajectory_stream(),
  * an SRS arm), so :progress is its own progress (@solved), not the frames'. @pending holds
  * frames @pending_first .. @n_done − 1 of the range; a revision from frame F drops the
@@ -196,7 +199,7 @@ deliver_pending (KmIkJob  *self,
                  SolveRun *run)
 {
   g_autoptr(GArray) frames = NULL;
-  guint stride = run->n_dof + 2;
+  guint stride = run->n_dof + PENDING_EXTRA;
   guint first, n;
   double solved, progress;
 
@@ -229,6 +232,7 @@ deliver_pending (KmIkJob  *self,
       km_animation_set_frame (self->animation, first + i, row);
       km_animation_set_residual (self->animation, first + i, row[run->n_dof],
                                  row[run->n_dof + 1]);
+      km_animation_set_jumped (self->animation, first + i, row[run->n_dof + 2] != 0.0);
     }
   g_signal_emit (self, signals[FRAMES_READY], 0, first, n);
   /* A handler may have started a newer solve. */
@@ -500,14 +504,18 @@ frame_done_cb (guint               frame,
   SolveData *data = user_data;
   SolveRun *run = data->run;
   gboolean schedule;
-  double residuals[2] = { solution->pos_err, reported_rot_err (solution, run->position_only) };
+  /* The residuals, then whether the frame jumped (1) or not (0): the row's extra values. */
+  double extra[PENDING_EXTRA] = {
+    solution->pos_err, reported_rot_err (solution, run->position_only),
+    solution->jumped ? 1.0 : 0.0,
+  };
 
   note_key_residual (data->keys, data->n_keys, &data->next_key, run->first_frame + frame,
-                     residuals[0], residuals[1]);
+                     extra[0], extra[1]);
 
   g_mutex_lock (&run->mutex);
   g_array_append_vals (run->pending, solution->q, run->n_dof);
-  g_array_append_vals (run->pending, residuals, 2);
+  g_array_append_vals (run->pending, extra, PENDING_EXTRA);
   run->n_done++;
   schedule = claim_delivery (run);
   g_mutex_unlock (&run->mutex);
@@ -523,7 +531,7 @@ revise_cb (guint    frame,
 {
   SolveData *data = user_data;
   SolveRun *run = data->run;
-  guint stride = run->n_dof + 2;
+  guint stride = run->n_dof + PENDING_EXTRA;
 
   /* Keyframe residuals from there on are noted again as the frames come. */
   data->next_key = 0;
@@ -844,8 +852,9 @@ new_animation (const KmIkProblem *problem,
  * Starts solving and supersedes a running solve (whose callback then gets
  * G_IO_ERROR_CANCELLED). The job's animation is replaced at once by a new one of
  * @last_frame + 1 frames (rows before @first_frame hold the seed and have no residuals);
- * rows fill in as ::frames-ready says, with the residuals km_ik_solve_track() gives them
- * (an orientation residual of 0 where @track is position-only). Once every frame is solved,
+ * rows fill in as ::frames-ready says, with the residuals and the jumps
+ * (km_animation_get_jumped()) km_ik_solve_track() gives them (an orientation residual of
+ * 0 where @track is position-only). Once every frame is solved,
  * the worker checks @track's keyframes in the range for ones the motion misses although
  * they can be met (km_ik_find_missed_keys()); the result's animation has them
  * (km_animation_get_missed_keys()) when the callback runs.
@@ -1023,6 +1032,7 @@ track_frame_done_cb (guint               frame,
   km_animation_set_frame (closure->animation, closure->first_frame + frame, solution->q);
   km_animation_set_residual (closure->animation, closure->first_frame + frame,
                              reported.pos_err, reported.rot_err);
+  km_animation_set_jumped (closure->animation, closure->first_frame + frame, solution->jumped);
   if (closure->frame_done != NULL)
     closure->frame_done (closure->first_frame + frame, &reported, closure->user_data);
 }
@@ -1041,9 +1051,9 @@ track_frame_done_cb (guint               frame,
  * @cancellable: (nullable): polled by the solver
  *
  * Solves frames @first_frame .. @last_frame of @track on the calling thread with
- * km_ik_solve_trajectory(): warm-started frame to frame, residuals per frame, for the
- * point the track is for (km_ik_problem_use_track()). Where the track is position-only
- * its orientation is no goal: every frame's orientation residual is 0, in the animation
+ * km_ik_solve_trajectory(): warm-started frame to frame, residuals per frame and the
+ * frames it jumped to (km_animation_get_jumped()), for the point the track is for
+ * (km_ik_problem_use_track()). Where the track is position-only its orientation is no goal: every frame's orientation residual is 0, in the animation
  * and in the #KmIkSolution @frame_done gets, as in the job's. The keyframes in the range
  * that the motion misses although they can be met are recorded with the animation
  * (km_animation_set_missed_keys(), see km_ik_find_missed_keys()). Uses only its arguments,
@@ -1178,6 +1188,55 @@ km_ik_measure_track (const KmIkProblem   *problem,
       residuals[2 * (gsize) f + 1] = rot_err;
     }
   return g_steal_pointer (&residuals);
+}
+
+/**
+ * km_ik_measure_jumps:
+ * @problem: the skeleton @animation is a motion of (its limits weigh the steps)
+ * @animation: a motion of @problem's skeleton
+ *
+ * Which frames of @animation jump from the frame before, by the rule a motion solve
+ * reports them with (KmIkSolution.jumped: a step over the jump limit, or a spike against
+ * the steps next to it), measured from the joint values alone: a solved motion read from a
+ * file has no such flags (they are not saved), and this gives them back. Uses only its
+ * arguments, so any thread may call it.
+ *
+ * Returns: (transfer full) (array): one flag per frame (frame 0 never jumps)
+ */
+gboolean *
+km_ik_measure_jumps (const KmIkProblem *problem,
+                     const KmAnimation *animation)
+{
+  guint n_frames, n_dof;
+  g_autofree double *scale = NULL;
+  gboolean *jumped;
+  double before = -1.0;
+
+  g_return_val_if_fail (problem != NULL && problem->skeleton != NULL, NULL);
+  g_return_val_if_fail (animation != NULL, NULL);
+  g_return_val_if_fail (km_animation_get_n_dof (animation) == problem->n_dof, NULL);
+
+  n_frames = km_animation_get_n_frames (animation);
+  n_dof = problem->n_dof;
+  jumped = g_new0 (gboolean, MAX (n_frames, 1));
+  scale = g_new (double, 3 * MAX ((gsize) n_dof, 1));
+  km_skeleton_get_dof_limits (problem->skeleton, scale + n_dof, scale + 2 * (gsize) n_dof);
+  km_ik_jump_scales (scale + n_dof, scale + 2 * (gsize) n_dof, n_dof, scale);
+  for (guint f = 1; f < n_frames; f++)
+    {
+      double step = km_ik_jump_distance (km_animation_get_frame (animation, f),
+                                         km_animation_get_frame (animation, f - 1), scale,
+                                         n_dof);
+      double after = f + 1 < n_frames
+                     ? km_ik_jump_distance (km_animation_get_frame (animation, f + 1),
+                                            km_animation_get_frame (animation, f), scale,
+                                            n_dof)
+                     : -1.0;
+
+      jumped[f] = km_ik_step_is_jump (step, MAX (before, after));
+      before = step;
+    }
+  return jumped;
 }
 
 /**

@@ -76,6 +76,8 @@ double        *km_ik_measure_track        (const KmIkProblem   *problem,
                                            const KmTargetTrack *track,
                                            const KmAnimation   *animation,
                                            GCancellable        *cancellable);
+gboolean      *km_ik_measure_jumps        (const KmIkProblem   *problem,
+                                           const KmAnimation   *animation);
 KmAnimationKeyMiss *km_ik_find_missed_keys (const KmIkProblem *problem,
                                            const KmTargetTrack *track,
                                            const KmAnimation   *animation,

@@ -966,9 +966,7 @@ motion_emit (KmIkSolution  *cur,
       if (f + 1 < to)
         around = MAX (around, km_ik_jump_distance (cur[f + 1].q, cur[f].q, jump_scale,
                                                    cur[f].n_dof));
-      cur[f].jumped = step > KM_IK_CONT_JUMP ||
-                      (step >= KM_IK_SPIKE_STEP && around >= 0.0 &&
-                       step > KM_IK_SPIKE_RATIO * around);
+      cur[f].jumped = km_ik_step_is_jump (step, around);
       *last_step = step;
       if (jumped != NULL && step > KM_IK_CONT_JUMP)
         *jumped = TRUE;

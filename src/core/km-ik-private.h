@@ -26,6 +26,17 @@ G_BEGIN_DECLS
  * against 0.017 rad in the steps after it). */
 #define KM_IK_SPIKE_STEP  0.1
 #define KM_IK_SPIKE_RATIO 4.0
+
+/* Whether a motion's step @step into a frame (km_ik_jump_distance()) is reported as a jump:
+ * over KM_IK_CONT_JUMP, or a spike against @around, the larger of the steps next to it
+ * (negative: none known). */
+static inline gboolean
+km_ik_step_is_jump (double step,
+                    double around)
+{
+  return step > KM_IK_CONT_JUMP ||
+         (step >= KM_IK_SPIKE_STEP && around >= 0.0 && step > KM_IK_SPIKE_RATIO * around);
+}
 /* rad: a whole turn of a joint that brings its value this much nearer the seed is taken
  * off (a solve adds no turn that its seed did not have); not one that only rounding makes
  * nearer, half a turn off either way. */

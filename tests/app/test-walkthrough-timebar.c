@@ -68,15 +68,13 @@ fixture_setup (Fixture       *f,
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
 }
 
-/* An imported model without targets or motion (the KR5 URDF), as a reviewer opens it. */
+/* Shows @file imported into a new document in the time bar's window, once the solve that
+ * opening it may start is over. */
 static void
-fixture_setup_imported (Fixture       *f,
-                        gconstpointer  data)
+show_imported (Fixture *f,
+               GFile   *file)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "dart", "KR5",
-                                                 "KR5 sixx R650.urdf", NULL);
-  g_autoptr(GFile) file = g_file_new_for_path (path);
 
   f->document = km_document_new ();
   g_assert_true (km_document_import_file (f->document, file, &error));
@@ -87,6 +85,18 @@ fixture_setup_imported (Fixture       *f,
   km_time_bar_set_document (f->time_bar, f->document);
   gtk_window_present (f->window);
   g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+}
+
+/* An imported model without targets or motion (the KR5 URDF), as a reviewer opens it. */
+static void
+fixture_setup_imported (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "dart", "KR5",
+                                                 "KR5 sixx R650.urdf", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  show_imported (f, file);
   g_assert_null (km_document_get_targets (f->document));
   g_assert_null (km_document_get_animation (f->document));
 }
@@ -120,15 +130,7 @@ fixture_setup_redundant (Fixture       *f,
   g_assert_no_error (error);
   file = g_file_new_for_path (path);
 
-  f->document = km_document_new ();
-  g_assert_true (km_document_import_file (f->document, file, &error));
-  g_assert_no_error (error);
-  f->window = time_bar_window ();
-  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
-  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
-  km_time_bar_set_document (f->time_bar, f->document);
-  gtk_window_present (f->window);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  show_imported (f, file);
   g_assert_null (km_document_get_animation (f->document));
 }
 
@@ -606,7 +608,6 @@ static void
 fixture_setup_sr1 (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "choreonoid",
                                                  "SR1.body", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
@@ -616,15 +617,7 @@ fixture_setup_sr1 (Fixture       *f,
   guint n_dof;
   int effector;
 
-  f->document = km_document_new ();
-  g_assert_true (km_document_import_file (f->document, file, &error));
-  g_assert_no_error (error);
-  f->window = time_bar_window ();
-  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
-  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
-  km_time_bar_set_document (f->time_bar, f->document);
-  gtk_window_present (f->window);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  show_imported (f, file);
 
   effector = km_document_get_effector (f->document);
   g_assert_cmpint (effector, >=, 0);
@@ -929,15 +922,7 @@ fixture_setup_arm (Fixture       *f,
   file = g_file_new_for_path (path);
   g_assert_true (g_file_set_contents (path, arm_urdf, -1, &error));
   g_assert_no_error (error);
-  f->document = km_document_new ();
-  g_assert_true (km_document_import_file (f->document, file, &error));
-  g_assert_no_error (error);
-  f->window = time_bar_window ();
-  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
-  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
-  km_time_bar_set_document (f->time_bar, f->document);
-  gtk_window_present (f->window);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  show_imported (f, file);
   g_assert_null (km_document_get_animation (f->document));
 }
 
@@ -1025,6 +1010,93 @@ test_missed_keyframe_says_so (Fixture       *f,
   g_assert_true (km_animation_get_keys_checked (km_document_get_animation (f->document)));
   g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING, line, NULL),
                     ==, 2);
+}
+
+/* A UR5 (bench-ur5.json) opened into a new document: no targets, no motion. */
+static void
+fixture_setup_ur5 (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "bench-ur5.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  show_imported (f, file);
+  g_assert_null (km_document_get_animation (f->document));
+}
+
+/* Sets the UR5's joints (degrees), as typed in the Pose tab. */
+static void
+pose_ur5 (Fixture      *f,
+          const double  deg[6])
+{
+  for (guint d = 0; d < 6; d++)
+    km_document_set_dof_value (f->document, d, deg[d] * G_PI / 180.0);
+  km_document_close_edit (f->document);
+}
+
+/* A reviewer exported a UR5 motion whose step from frame 0 to 1 was 0.33 rad (9.5 rad/s at
+ * 30 fps), with no mark and no message. Keyed with K at frame 0 at its wrist singularity
+ * (wrist_2 = 0, the elbow at 45°), which frame 0 keeps exactly, and at frame 60 a little
+ * further on, the wrist turns at frame 1: the time bar marks that frame (a purple bar along
+ * the top of the strip, drawn there) and no other, and Messages names it once. */
+static void
+test_jump_says_so (Fixture       *f,
+                   gconstpointer  data)
+{
+  static const double seed[6] = { 0, 0, 45, 0, 0, 0 };
+  static const double away[6] = { 5, 5, 50, 5, 5, 5 };
+  GtkWidget *strip = km_time_bar_get_strip (f->time_bar);
+  g_autofree guint8 *pixels = NULL;
+  KmAnimation *animation;
+  double x, y, sx, sy;
+  int width, height, column;
+  guint n_purple = 0;
+
+  pose_ur5 (f, seed);
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  km_document_set_current_frame (f->document, 60);
+  pose_ur5 (f, away);
+  activate (f, "time.set-keyframe");
+  g_assert_true (test_app_wait_idle_solve (f->document, 30000));
+
+  animation = km_document_get_animation (f->document);
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), ==, 61);
+  g_test_message ("frame 0→1: %g rad", km_animation_get_step (animation, 1, NULL));
+  g_assert_true (km_animation_get_jumped (animation, 1));
+  test_app_spin ();
+  g_assert_true (km_time_bar_get_frame_marks (f->time_bar, 1) & KM_TIME_BAR_MARK_JUMPED);
+  for (guint frame = 0; frame <= 60; frame++)
+    if (frame != 1)
+      g_assert_false (km_time_bar_get_frame_marks (f->time_bar, frame) & KM_TIME_BAR_MARK_JUMPED);
+  g_assert_cmpuint (test_app_count_messages (f->document, G_LOG_LEVEL_WARNING,
+                                             "The motion jumps at frame 1 (a joint moves ",
+                                             " rad in one frame)", NULL), ==, 1);
+
+  /* Drawn: purple at the top of frame 1's column, and at no frame of the motion's end. */
+  test_app_spin_for (100);
+  pixels = test_app_render_widget (strip, &width, &height);
+  g_assert_true (km_time_bar_get_keyframe_point (f->time_bar, 1, &x, &y));
+  g_assert_true (gtk_widget_translate_coordinates (GTK_WIDGET (f->time_bar), strip, x, y,
+                                                   &sx, &sy));
+  for (column = (int) sx - 6; column <= (int) sx + 6; column++)
+    {
+      const guint8 *p = pixels + (gsize) CLAMP (column, 0, width - 1) * 4;
+
+      n_purple += abs (p[2] - 0x91) <= 2 && abs (p[1] - 0x41) <= 2 && abs (p[0] - 0xac) <= 2;
+    }
+  g_assert_cmpuint (n_purple, >=, 3);
+  g_assert_true (km_time_bar_get_keyframe_point (f->time_bar, 60, &x, &y));
+  g_assert_true (gtk_widget_translate_coordinates (GTK_WIDGET (f->time_bar), strip, x, y,
+                                                   &sx, &sy));
+  for (column = (int) sx - 6; column <= (int) sx + 6; column++)
+    {
+      const guint8 *p = pixels + (gsize) CLAMP (column, 0, width - 1) * 4;
+
+      g_assert_false (abs (p[2] - 0x91) <= 2 && abs (p[1] - 0x41) <= 2
+                      && abs (p[0] - 0xac) <= 2);
+    }
 }
 
 static gboolean
@@ -1252,17 +1324,8 @@ fixture_setup_iiwa (Fixture       *f,
   g_autofree char *chain = g_test_build_filename (G_TEST_DIST, "data", "bench-iiwa7.json",
                                                   NULL);
   g_autoptr(GFile) chain_file = g_file_new_for_path (chain);
-  g_autoptr(GError) error = NULL;
 
-  f->document = km_document_new ();
-  g_assert_true (km_document_import_file (f->document, chain_file, &error));
-  g_assert_no_error (error);
-  f->window = time_bar_window ();
-  f->time_bar = KM_TIME_BAR (km_time_bar_new ());
-  gtk_window_set_child (f->window, GTK_WIDGET (f->time_bar));
-  km_time_bar_set_document (f->time_bar, f->document);
-  gtk_window_present (f->window);
-  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  show_imported (f, chain_file);
   g_assert_null (km_document_get_animation (f->document));
 }
 
@@ -1738,6 +1801,8 @@ main (int    argc,
   g_test_add ("/kinema/Walkthrough/timebar/undo-redo-both-first-solved-between", Fixture,
               GINT_TO_POINTER (TRUE), fixture_setup_imported,
               test_undo_redo_both_before_solves, fixture_teardown);
+  g_test_add ("/kinema/Walkthrough/timebar/jump-says-so", Fixture, NULL, fixture_setup_ur5,
+              test_jump_says_so, fixture_teardown);
   g_test_add ("/kinema/Walkthrough/timebar/missed-keyframe-says-so", Fixture, NULL,
               fixture_setup_arm, test_missed_keyframe_says_so, fixture_teardown_arm);
   g_test_add ("/kinema/Walkthrough/timebar/reopen-keeps-marks", Fixture, NULL,

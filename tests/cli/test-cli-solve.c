@@ -19,6 +19,7 @@
 #include <glib/gstdio.h>
 
 #include "km-animation-json.h"
+#include "km-body.h"
 #include "km-body-motion.h"
 #include "km-skeleton-json.h"
 #include "km-target-track.h"
@@ -1834,6 +1835,102 @@ test_missed_keys (void)
   g_rmdir (dir);
 }
 
+/* A UR5 as a .body model stated at its wrist singularity (wrist_2 = 0, the elbow at 45°),
+ * the pose `solve` seeds from. */
+static const char ur5_body[] =
+  "format: ChoreonoidBody\n"
+  "format_version: 2.0\n"
+  "name: ur5\n"
+  "links:\n"
+  "  - { name: base_link, joint_type: fixed }\n"
+  "  - { name: shoulder_pan, parent: base_link, joint_type: revolute, joint_axis: [ 0, 0, 1 ],\n"
+  "      joint_id: 0, joint_range: [ -360, 360 ] }\n"
+  "  - { name: shoulder_lift, parent: shoulder_pan, translation: [ 0, 0, 0.089159 ],\n"
+  "      joint_type: revolute, joint_axis: [ 0, -1, 0 ], joint_id: 1, joint_range: [ -360, 360 ] }\n"
+  "  - { name: elbow, parent: shoulder_lift, translation: [ -0.425, 0, 0 ], joint_type: revolute,\n"
+  "      joint_axis: [ 0, -1, 0 ], joint_id: 2, joint_range: [ -360, 360 ], joint_displacement: 45 }\n"
+  "  - { name: wrist_1, parent: elbow, translation: [ -0.39225, 0, 0 ], joint_type: revolute,\n"
+  "      joint_axis: [ 0, -1, 0 ], joint_id: 3, joint_range: [ -360, 360 ] }\n"
+  "  - { name: wrist_2, parent: wrist_1, translation: [ 0, -0.10915, 0 ], joint_type: revolute,\n"
+  "      joint_axis: [ 0, 0, -1 ], joint_id: 4, joint_range: [ -360, 360 ] }\n"
+  "  - { name: wrist_3, parent: wrist_2, translation: [ 0, 0, -0.09465 ], joint_type: revolute,\n"
+  "      joint_axis: [ 0, -1, 0 ], joint_id: 5, joint_range: [ -360, 360 ] }\n"
+  "  - { name: tool0, parent: wrist_3, translation: [ 0, -0.0823, 0 ], joint_type: fixed }\n";
+
+/* A reviewer exported a UR5 motion whose step from frame 0 to 1 was 0.33 rad (9.5 rad/s
+ * at 30 fps), every other step at most 0.017 rad, with no word of it: keyed at frame 0
+ * with the pose the model states (kept exactly) and at frame 60 a little further on, the
+ * wrist has to turn at frame 1. `solve` warns, at the targets file, that the motion jumps
+ * there and how far; the exit status stays 0 and the stats line is unchanged. */
+static void
+test_jump_warning (void)
+{
+  g_autofree char *dir = km_test_make_tmp_dir ("solve-jump-XXXXXX");
+  g_autofree char *model = g_build_filename (dir, "ur5.body", NULL);
+  g_autofree char *targets = g_build_filename (dir, "wrist.json", NULL);
+  g_autofree char *output = g_build_filename (dir, "q.json", NULL);
+  g_autofree char *prefix = g_strdup_printf ("%s: warning: the motion jumps at frame 1 (",
+                                             targets);
+  g_autofree double *pose = NULL;
+  g_autofree KmTransform *world = NULL;
+  g_autoptr(KmSkeleton) skeleton = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0, };
+  KmBodyOptions options = { FALSE };
+  KmTargetKeyframe keys[2] = { { 0 }, { 60 } };
+  KmTransform identity;
+  const char *warning;
+  double step = 0.0, values[5];
+  guint frames;
+  int effector;
+
+  g_assert_true (g_file_set_contents (model, ur5_body, -1, NULL));
+  skeleton = km_body_load_with_pose (model, ur5_body, strlen (ur5_body), &options, &pose,
+                                     &error);
+  g_assert_no_error (error);
+  effector = km_skeleton_find_joint (skeleton, "tool0");
+  g_assert_cmpint (effector, >=, 0);
+  g_assert_cmpfloat_with_epsilon (pose[2], G_PI / 4, 1e-12);
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  km_transform_identity (&identity);
+  for (guint k = 0; k < 2; k++)
+    {
+      if (k == 1)
+        for (guint d = 0; d < 6; d++)
+          pose[d] += 5 * G_PI / 180;
+      km_skeleton_forward_kinematics (skeleton, pose, &identity, world);
+      keys[k].position = world[effector].pos;
+      keys[k].orientation = km_mat3_to_quat (&world[effector].rot);
+    }
+  track = km_target_track_new (keys, 2, "tool0", 30.0, &error);
+  g_assert_no_error (error);
+  g_assert_true (km_targets_json_save (track, targets, &error));
+  g_assert_no_error (error);
+
+  run_cli (&run, NULL, "solve", model, targets, "-o", output, NULL);
+  g_test_message ("%s", run.err);
+  g_assert_cmpint (run.status, ==, 0);
+  warning = strstr (run.err, prefix);
+  if (warning == NULL
+      || sscanf (warning + strlen (prefix), "%lf rad in one frame", &step) != 1)
+    g_error ("“%s”", run.err);
+  g_assert_cmpfloat (step, >=, 0.1);
+  g_assert_cmpfloat (step, <, 0.5);
+  /* That frame alone. */
+  g_assert_null (strstr (warning + strlen (prefix), "the motion jumps at frame"));
+  lines = output_lines (run.out);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);
+  parse_summary (lines[0], &frames, values);
+  g_assert_cmpuint (frames, ==, 61);
+
+  g_unlink (output);
+  g_unlink (targets);
+  g_unlink (model);
+  g_rmdir (dir);
+}
+
 /* Keyframes the motion misses beyond the check's bound are counted in a note, not left
  * unsaid: here a hundred orientations the example's five DOFs cannot take, each of which
  * would cost a whole solve to rule out. */
@@ -2188,6 +2285,7 @@ main (int   argc,
   g_test_add_func ("/kinema/cli/solve/handler-report-prefix", test_handler_report_prefix);
   g_test_add_func ("/kinema/cli/solve/missed-keys", test_missed_keys);
   g_test_add_func ("/kinema/cli/solve/unchecked-keys-note", test_unchecked_keys_note);
+  g_test_add_func ("/kinema/cli/solve/jump-warning", test_jump_warning);
 
   return g_test_run ();
 }

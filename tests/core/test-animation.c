@@ -451,6 +451,43 @@ test_save_fifo (void)
   km_test_remove_tree (dir);
 }
 
+/* The frames a solve jumped to are derived data kept with the motion, as its residuals
+ * are: copies and remaps keep them; the step says how far the jump went, in the unit of
+ * the DOF that moved furthest. */
+static void
+test_jumps (void)
+{
+  g_autoptr(KmSkeleton) skeleton = test_util_example_skeleton ();
+  g_autoptr(KmAnimation) animation = example_animation (skeleton);
+  g_autoptr(KmAnimation) copy = NULL;
+  g_autoptr(KmAnimation) remapped = NULL;
+  int map[5] = { 0, 1, 2, 3, 4 };
+  guint dof = G_MAXUINT;
+
+  g_assert_cmpuint (km_animation_get_n_jumps (animation), ==, 0);
+  km_animation_set_jumped (animation, 2, TRUE);
+  km_animation_set_jumped (animation, 4, TRUE);
+  km_animation_set_jumped (animation, 4, FALSE);
+  g_assert_true (km_animation_get_jumped (animation, 2));
+  g_assert_false (km_animation_get_jumped (animation, 4));
+  g_assert_cmpuint (km_animation_get_n_jumps (animation), ==, 1);
+
+  copy = km_animation_copy (animation);
+  remapped = km_animation_remap (animation, skeleton, map);
+  g_assert_true (km_animation_get_jumped (copy, 2));
+  g_assert_cmpuint (km_animation_get_n_jumps (copy), ==, 1);
+  g_assert_true (km_animation_get_jumped (remapped, 2));
+  g_assert_cmpuint (km_animation_get_n_jumps (remapped), ==, 1);
+
+  /* Frame 1 → 2: the elbow (a revolute joint) moves 0.625 rad, more than any other DOF. */
+  g_assert_cmpfloat_with_epsilon (km_animation_get_step (animation, 2, &dof), 0.625, 1e-12);
+  g_assert_cmpuint (dof, ==, 3);
+  g_assert_cmpint (km_animation_get_dof_type (animation, dof), ==, KM_JOINT_REVOLUTE);
+  g_assert_cmpint (km_animation_get_dof_type (animation, 4), ==, KM_JOINT_PRISMATIC);
+  g_assert_cmpfloat (km_animation_get_step (animation, 0, &dof), ==, 0.0);
+  g_assert_cmpuint (dof, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -459,6 +496,7 @@ main (int   argc,
 
   g_test_add_func ("/kinema/Animation/model", test_model);
   g_test_add_func ("/kinema/Animation/stats-huge-residuals", test_stats_huge_residuals);
+  g_test_add_func ("/kinema/Animation/jumps", test_jumps);
   g_test_add_func ("/kinema/AnimationJson/round-trip", test_round_trip);
   g_test_add_func ("/kinema/AnimationJson/euler-quaternion-agree", test_euler_quaternion_agree);
   g_test_add_func ("/kinema/AnimationJson/mismatch-warning", test_mismatch_warning);

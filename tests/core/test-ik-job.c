@@ -1094,6 +1094,83 @@ static const double srs_phase[7] = {
   -0.7224915957673894, 1.3588418003636913, 3.1179648944639293,
 };
 
+/* A UR5 (bench-ur5.json) at its wrist singularity (wrist_2 = 0, the elbow at 45°), keyed
+ * at frame 0 with the pose it starts from and at frame 60 a little further on: frame 0
+ * keeps the seed exactly, and frame 1 turns the wrist by about 0.33 rad, a spike against
+ * the steps after it (km_ik_solve_trajectory() reports it: KmIkSolution.jumped). An
+ * exported motion of that kind once did so at 9.5 rad/s with no mark and no message (a
+ * reviewer's report): the solved animation, from km_ik_solve_track() and from the job,
+ * says so at frame 1 and nowhere else, and copies keep it. */
+static void
+test_jump_at_seed (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "bench-ur5.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(KmSkeleton) skeleton = NULL;
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmAnimation) sync = NULL;
+  g_autoptr(KmAnimation) copy = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree KmTransform *world = NULL;
+  const double seed[6] = { 0, 0, G_PI / 4, 0, 0, 0 };
+  const double away[6] = { 5 * G_PI / 180, 5 * G_PI / 180, 50 * G_PI / 180,
+                           5 * G_PI / 180, 5 * G_PI / 180, 5 * G_PI / 180 };
+  const double *poses[2] = { seed, away };
+  KmTargetKeyframe keys[2] = { { 0 }, { 60 } };
+  KmTransform identity;
+  KmAnimation *results[2];
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, &error));
+  skeleton = km_skeleton_json_load (path, text, length, &error);
+  g_assert_no_error (error);
+  problem = km_ik_problem_new (skeleton, km_skeleton_find_joint (skeleton, "tool0"));
+  memcpy (problem->seed, seed, sizeof seed);
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  km_transform_identity (&identity);
+  for (guint k = 0; k < 2; k++)
+    {
+      km_skeleton_forward_kinematics (skeleton, poses[k], &identity, world);
+      keys[k].position = world[problem->effector].pos;
+      keys[k].orientation = km_mat3_to_quat (&world[problem->effector].rot);
+    }
+  track = km_target_track_new (keys, 2, "tool0", 30.0, &error);
+  g_assert_no_error (error);
+
+  sync = km_ik_solve_track (problem, track, 0, 60, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  km_ik_job_solve_async (f->job, problem, track, 0, 60, NULL, solve_done_cb, f);
+  g_main_loop_run (f->loop);
+  g_assert_no_error (f->error);
+  copy = km_animation_copy (sync);
+
+  results[0] = sync;
+  results[1] = f->result;
+  for (guint r = 0; r < G_N_ELEMENTS (results); r++)
+    {
+      double step = km_animation_get_step (results[r], 1, NULL);
+
+      g_test_message ("frame 0→1: %g rad, %u frames jumped to", step,
+                      km_animation_get_n_jumps (results[r]));
+      g_assert_cmpfloat (step, >=, 0.1);
+      g_assert_true (km_animation_get_jumped (results[r], 1));
+      g_assert_false (km_animation_get_jumped (results[r], 0));
+      g_assert_cmpuint (km_animation_get_n_jumps (results[r]), ==, 1);
+    }
+  g_assert_true (km_animation_get_jumped (copy, 1));
+  g_assert_cmpuint (km_animation_get_n_jumps (copy), ==, 1);
+
+  /* Measured again from the joint values alone (a motion read from a file), the same. */
+  {
+    g_autofree gboolean *measured = km_ik_measure_jumps (problem, sync);
+
+    for (guint k = 0; k < km_animation_get_n_frames (sync); k++)
+      g_assert_cmpint (measured[k], ==, km_animation_get_jumped (sync, k));
+  }
+}
+
 /* Replaces the fixture's problem by the iiwa's, seeded mid-range. */
 static void
 use_iiwa (Fixture *f)
@@ -1498,6 +1575,8 @@ main (int   argc,
   g_test_add ("/kinema/IkJob/missed-key/cancel", Fixture, NULL, fixture_setup,
               test_missed_key_cancel, fixture_teardown);
   g_test_add_func ("/kinema/IkJob/resolve-effector", test_resolve_effector);
+  g_test_add ("/kinema/IkJob/jump-at-seed", Fixture, NULL, fixture_setup, test_jump_at_seed,
+              fixture_teardown);
   g_test_add ("/kinema/IkJob/srs/stream-sync", Fixture, NULL, fixture_setup,
               test_srs_stream_sync, fixture_teardown);
   g_test_add ("/kinema/IkJob/srs/stream-cancel-at-revision", Fixture, "cancel", fixture_setup,
