@@ -938,16 +938,19 @@ unturn_final (Motion       *m,
 }
 
 /* Hands frames @from .. @to − 1 of @cur to the caller; FALSE when cancelled meanwhile.
- * *@jumped (nullable) is set when one of them jumped from the frame before. Each frame's
- * KmIkSolution.jumped says whether it did, or whether its step is a spike: at least
- * KM_IK_SPIKE_STEP and more than KM_IK_SPIKE_RATIO times the larger of the steps next to it
- * (*@last_step, the step to frame @from − 1, or negative for none; the step to frame
- * @from + 1 where it is among these frames: a later one may still change), and
- * *@last_step becomes the step to frame @to − 1. */
+ * Frames before @known are final (@to ≤ @known). *@jumped (nullable) is set when one of
+ * them jumped from the frame before. Each frame's KmIkSolution.jumped says whether it did,
+ * or whether its step is a spike: at least KM_IK_SPIKE_STEP and more than KM_IK_SPIKE_RATIO
+ * times the larger of the steps next to it (*@last_step, the step to frame @from − 1, or
+ * negative for none; the step to the next frame where that is final), and *@last_step
+ * becomes the step to frame @to − 1. So that a frame is judged as km_ik_measure_jumps()
+ * judges it once the motion is whole, the caller hands over the last final frame only with
+ * the motion's last frame (@to == @known only there). */
 static gboolean
 motion_emit (KmIkSolution  *cur,
              guint          from,
              guint          to,
+             guint          known,
              KmIkSolution  *out,
              KmIkFrameFunc  frame_done,
              gpointer       user_data,
@@ -963,14 +966,15 @@ motion_emit (KmIkSolution  *cur,
                                                  cur[f].n_dof) : -1.0;
       double around = *last_step;
 
-      if (f + 1 < to)
+      if (f + 1 < known)
         around = MAX (around, km_ik_jump_distance (cur[f + 1].q, cur[f].q, jump_scale,
                                                    cur[f].n_dof));
       cur[f].jumped = km_ik_step_is_jump (step, around);
       *last_step = step;
       if (jumped != NULL && step > KM_IK_CONT_JUMP)
         *jumped = TRUE;
-      /* The last two stay: the motion goes on from them. */
+      /* The last two stay: the motion goes on from them (and the next frame handed over
+       * measures its step from the last). */
       if (f > from && f + 1 < to)
         km_ik_solution_clear (&cur[f - 1]);
       if (out != NULL)
@@ -1066,7 +1070,7 @@ solve_motion (const KmIkProblem *problem,
   const KmJoint *joints;
   KmIkSolution *bufs[4] = { NULL };
   KmIkSolution *cur, *alt, *best;
-  guint n_dof, n_valid = 0, seg = 0, valid = 1, rounds = 0, emitted = 0;
+  guint n_dof, n_valid = 0, seg = 0, valid = 1, rounds = 0, emitted = 0, unturned = 0;
   gboolean ok, pending = FALSE, searched;
   Progress routing, tracking;  /* a routed pass's two parts: routing, then tracking */
   gboolean emitted_jump = FALSE;
@@ -1257,13 +1261,19 @@ solve_motion (const KmIkProblem *problem,
       {
         guint final = valid - seg > TRAJ_WINDOW ? valid : seg;
 
-        if (final > emitted)
+        if (final > unturned)
           {
-            unturn_final (&m, cur, emitted, final, valid);
-            ok = motion_emit (cur, emitted, final, out, frame_done, user_data,
+            unturn_final (&m, cur, unturned, final, valid);
+            unturned = final;
+          }
+        /* The last final frame waits for the step after it (its jump is judged against
+         * the steps on both sides). */
+        if (final > emitted + 1)
+          {
+            ok = motion_emit (cur, emitted, final - 1, final, out, frame_done, user_data,
                               stopped != NULL ? &emitted_jump : NULL, m.jump_scale,
                               &emitted_step, cancellable, error);
-            emitted = final;
+            emitted = final - 1;
             if (ok && emitted_jump)
               {
                 *stopped = TRUE;
@@ -1273,10 +1283,10 @@ solve_motion (const KmIkProblem *problem,
       }
     }
   if (ok)
-    unturn_final (&m, cur, emitted, n_valid, n_valid);
+    unturn_final (&m, cur, unturned, n_valid, n_valid);
   if (ok)
-    ok = motion_emit (cur, emitted, n_valid, out, frame_done, user_data, NULL, m.jump_scale,
-                      &emitted_step, cancellable, error);
+    ok = motion_emit (cur, emitted, n_valid, n_valid, out, frame_done, user_data, NULL,
+                      m.jump_scale, &emitted_step, cancellable, error);
   if (ok && n_valid < n_frames)
     {
       /* Reports the unusable target (and leaves the clamped seed in its frame). */

@@ -1171,6 +1171,63 @@ test_jump_at_seed (Fixture       *f,
   }
 }
 
+/* A long UR5 motion (more frames than a search looks back, so that its frames are handed
+ * over while it is solved) whose pan turns 0.001 rad a frame and, for three frames from
+ * SPEED_UP on, 0.12 rad: the first fast step is no jump, since the steps after it are as
+ * large (a spike is a step much larger than those on either side). Frames handed over before
+ * the next one was solved were judged against the step before alone: SPEED_UP was reported
+ * as a jump in the solved motion and not in the same motion measured again. */
+static void
+test_jump_speed_up (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "bench-ur5.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(KmSkeleton) skeleton = NULL;
+  g_autoptr(KmIkProblem) problem = NULL;
+  g_autoptr(KmTargetTrack) track = NULL;
+  g_autoptr(KmAnimation) motion = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree KmTransform *world = NULL;
+  g_autofree KmTargetKeyframe *keys = NULL;
+  g_autofree gboolean *measured = NULL;
+  enum { N = 4400, SPEED_UP = 4200 };
+  double q[6] = { -2.3, -0.8, G_PI / 4, -0.6, 0.7, 0.3 };
+  KmTransform identity;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, &error));
+  skeleton = km_skeleton_json_load (path, text, length, &error);
+  g_assert_no_error (error);
+  problem = km_ik_problem_new (skeleton, km_skeleton_find_joint (skeleton, "tool0"));
+  memcpy (problem->seed, q, sizeof q);
+  world = g_new (KmTransform, km_skeleton_get_n_joints (skeleton));
+  keys = g_new0 (KmTargetKeyframe, N);
+  km_transform_identity (&identity);
+  for (guint k = 0; k < N; k++)
+    {
+      if (k > 0)
+        q[0] += k >= SPEED_UP && k < SPEED_UP + 3 ? 0.12 : 0.001;
+      km_skeleton_forward_kinematics (skeleton, q, &identity, world);
+      keys[k].frame = k;
+      keys[k].position = world[problem->effector].pos;
+      keys[k].orientation = km_mat3_to_quat (&world[problem->effector].rot);
+    }
+  track = km_target_track_new (keys, N, "tool0", 30.0, &error);
+  g_assert_no_error (error);
+
+  motion = km_ik_solve_track (problem, track, 0, N - 1, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (fabs (km_animation_get_step (motion, SPEED_UP, NULL) - 0.12), <, 1e-6);
+  measured = km_ik_measure_jumps (problem, motion);
+  for (guint k = 0; k < N; k++)
+    if (measured[k] != km_animation_get_jumped (motion, k))
+      g_error ("frame %u: solved as %s, measured as %s", k,
+               km_animation_get_jumped (motion, k) ? "a jump" : "none",
+               measured[k] ? "a jump" : "none");
+  g_assert_false (km_animation_get_jumped (motion, SPEED_UP));
+  g_assert_cmpuint (km_animation_get_n_jumps (motion), ==, 0);
+}
+
 /* Replaces the fixture's problem by the iiwa's, seeded mid-range. */
 static void
 use_iiwa (Fixture *f)
@@ -1575,6 +1632,7 @@ main (int   argc,
   g_test_add ("/kinema/IkJob/missed-key/cancel", Fixture, NULL, fixture_setup,
               test_missed_key_cancel, fixture_teardown);
   g_test_add_func ("/kinema/IkJob/resolve-effector", test_resolve_effector);
+  g_test_add_func ("/kinema/IkJob/jump-speed-up", test_jump_speed_up);
   g_test_add ("/kinema/IkJob/jump-at-seed", Fixture, NULL, fixture_setup, test_jump_at_seed,
               fixture_teardown);
   g_test_add ("/kinema/IkJob/srs/stream-sync", Fixture, NULL, fixture_setup,
