@@ -1816,7 +1816,10 @@ work_load_path (Work         *w,
 }
 
 /* The problem's analytic solver (a body handler's): its answer replaces the seed in w->q
- * when it is no worse. @q: all DOFs, the seed. */
+ * when it is no worse, unless the seed already meets the target: that one is kept as it
+ * is, as the numeric search keeps it, however much nearer the hook's answer is (a closed
+ * form picks one branch, and Solve on a pose that is right must not flip an elbow).
+ * @q: all DOFs, the seed (within the limits). */
 static void
 try_analytic (Work              *w,
               const KmTransform *target,
@@ -1836,12 +1839,14 @@ try_analytic (Work              *w,
     joint_target.pos = km_vec3_sub (target->pos, km_mat3_mul_vec3 (&target->rot, w->tool));
   if (!p->analytic (p, &joint_target, scratch, p->analytic_data))
     return;
+  path_fk (w, w->q, &eff);
+  pose_error (w, &eff, &ep, &er, &es);
+  if (eval_converged (w, &es))
+    return;
   km_skeleton_clamp (p->skeleton, scratch);
   for (guint v = 0; v < w->n_var; v++)
     w->q_trial[v] = CLAMP (scratch[w->var_dof[v]], w->lo[v], w->hi[v]);
   enforce_mimic (w, w->q_trial);
-  path_fk (w, w->q, &eff);
-  pose_error (w, &eff, &ep, &er, &es);
   path_fk (w, w->q_trial, &eff);
   pose_error (w, &eff, &ep, &er, &ea);
   if (ea.merit <= es.merit)

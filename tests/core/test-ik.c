@@ -2241,6 +2241,59 @@ test_analytic_hook (void)
   km_ik_solution_clear (&s);
 }
 
+/* KmIkAnalyticFunc of the planar arm: the exact answer on the elbow's other branch than the
+ * seed's (problem->seed), as a closed-form solver that always picks one branch gives. */
+static gboolean
+planar_other_branch (const KmIkProblem *problem,
+                     const KmTransform *target,
+                     double            *q,
+                     gpointer           user_data)
+{
+  double x = target->pos.x, y = target->pos.y;
+  double c2 = (x * x + y * y - 2.0) / 2.0;
+  double q2 = acos (CLAMP (c2, -1.0, 1.0));
+
+  if (problem->seed[1] > 0)
+    q2 = -q2;
+  q[0] = atan2 (y, x) - atan2 (sin (q2), 1.0 + cos (q2));
+  q[1] = q2;
+  return TRUE;
+}
+
+/* A single solve from a seed that already meets the target (within the tolerance) returns
+ * the seed as it is, though the analytic hook's answer on the other branch is nearer the
+ * target: clicking Solve on a pose that is right must not flip the elbow. */
+static void
+test_analytic_keeps_met_seed (void)
+{
+  g_autoptr(KmSkeleton) skel = build_chain (planar);
+  g_autoptr(KmIkProblem) p = km_ik_problem_new (skel, -1);
+  const double seed[2] = { 0.3, 0.8 };
+  KmIkSolution s = { 0 };
+
+  g_assert_cmpuint (p->n_dof, ==, 2);
+  memcpy (p->seed, seed, sizeof seed);
+  target_from_config (p, seed);
+  p->orientation_weight = 0.0;
+  /* Off by a third of the tolerance: met, but not exactly. */
+  p->target.pos.x += p->position_tolerance / 3.0;
+  p->analytic = planar_other_branch;
+  g_assert_false (p->continuous);
+
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  g_assert_true (s.converged);
+  g_assert_cmpfloat (s.q[0], ==, seed[0]);
+  g_assert_cmpfloat (s.q[1], ==, seed[1]);
+
+  /* A seed that does not meet the target takes the hook's answer, whichever branch. */
+  p->seed[0] = 1.5;
+  g_assert_true (km_ik_solve (p, &s, NULL, NULL));
+  g_assert_true (s.converged);
+  g_assert_cmpuint (s.iterations, ==, 0);
+  g_assert_cmpfloat (s.q[1], <, 0.0);
+  km_ik_solution_clear (&s);
+}
+
 /*
  * A 6-DOF arm with linked joints: "forearm" follows "upper" (0.5 · upper + 0.1, and its own
  * limits ±0.5 narrow upper from ±2 to [−1.2, 0.8]); "finger", on another branch, mirrors
@@ -3048,6 +3101,7 @@ main (int    argc,
   g_test_add_func ("/kinema/Ik/local-solve-stops-with-descent",
                    test_local_solve_stops_with_descent);
   g_test_add_func ("/kinema/Ik/analytic-hook", test_analytic_hook);
+  g_test_add_func ("/kinema/Ik/analytic-keeps-met-seed", test_analytic_keeps_met_seed);
   g_test_add_func ("/kinema/Ik/far-unlimited-prismatic", test_far_unlimited_prismatic);
   g_test_add_func ("/kinema/Ik/far-rail-and-mobile-base", test_far_rail_and_mobile_base);
   g_test_add_func ("/kinema/Ik/far-slide-1e8", test_far_slide_1e8);
