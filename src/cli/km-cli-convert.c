@@ -270,7 +270,8 @@ write_targets (const KmTargetTrack *track,
  * anyway; and its error is the plain "OUTPUT: cannot write the file: REASON" of every
  * other writer rather than the editor's "The project was not saved: …". As the editor's
  * Save As, it warns when file references read through ${SHARE} had to be written as
- * absolute paths (km_cnoid_share_dropped_message()), once the file is written. */
+ * absolute paths, or a file as an absolute path because a relative one would climb out of
+ * the home folder (km_cnoid_build_tree_warned()), once the file is written. */
 static gboolean
 write_project (KmProject   *project,
                const char  *output,
@@ -281,22 +282,18 @@ write_project (KmProject   *project,
   g_autoptr(KmYamlNode) tree = NULL;
   g_autofree char *shown_output = NULL;
   g_autofree char *field_output = NULL;
-  guint n_share_dropped = 0;
+  g_autoptr(GPtrArray) warnings = NULL;
 
   /* For standard output, paths relative to the current folder (the folder of "-"). */
-  tree = km_cnoid_build_tree_full (project, km_cli_output_is_stdout (output)
-                                            ? KM_CLI_STDOUT_NAME : output,
-                                   &ids, &n_share_dropped);
+  tree = km_cnoid_build_tree_warned (project, km_cli_output_is_stdout (output)
+                                              ? KM_CLI_STDOUT_NAME : output,
+                                     &ids, &warnings);
   /* Written as it is made: a long animation's text is never whole in memory. */
   if (!km_cnoid_tree_save (tree, NULL, km_cli_output_path (output), 0666, error))
     return FALSE;
   shown_output = km_parse_shown_file (output);
-  if (n_share_dropped > 0)
-    {
-      g_autofree char *message = km_cnoid_share_dropped_message (n_share_dropped);
-
-      km_cli_print_warning_at (shown_output, message);
-    }
+  for (guint i = 0; i < warnings->len; i++)
+    km_cli_print_warning_at (shown_output, g_ptr_array_index (warnings, i));
   field_output = km_format_dup_field (output);
   fprintf (summary, "output=%s format=CNOID-PROJECT\n", field_output);
   return TRUE;

@@ -150,8 +150,9 @@ test_program_top_counted (void)
 {
   g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-top-XXXXXX");
   g_autofree char *root = g_canonicalize_filename (tmp, NULL);
-  g_autofree char *other_tmp = km_test_make_tmp_dir ("cnoid-other-XXXXXX");
-  g_autofree char *other = g_canonicalize_filename (other_tmp, NULL);
+  /* Saved into the home folder: no relative path climbs out of it to ROOT, whatever
+   * folder ROOT (in $TMPDIR) has in common with it. */
+  g_autofree char *other = g_build_filename (g_get_home_dir (), "cnoid-other", NULL);
   g_autofree char *share = g_build_filename (root, "share", NULL);
   g_autofree char *source = g_build_filename (share, "project", "p.cnoid", NULL);
   g_autofree char *saved = g_build_filename (other, "p.cnoid", NULL);
@@ -183,6 +184,7 @@ test_program_top_counted (void)
     "        file: \"${SHARE}/model/scan.stl\"\n";
   guint n_dropped = 0;
 
+  g_assert_cmpint (g_mkdir_with_parents (other, 0755), ==, 0);
   g_unsetenv ("KINEMA_CHOREONOID_SHARE");
   test_util_put_file (source, text_in);
   project = test_util_load_cnoid (source);
@@ -297,6 +299,136 @@ test_no_name_kept (void)
   km_test_remove_tree (root);
 }
 
+/* A project with one file reference, a script at @file (absolute). */
+static char *
+script_project (const char *file)
+{
+  return g_strdup_printf ("items:\n"
+                          "  id: 0\n"
+                          "  name: \"RootItem\"\n"
+                          "  plugin: Base\n"
+                          "  class: RootItem\n"
+                          "  children:\n"
+                          "    -\n"
+                          "      id: 1\n"
+                          "      name: \"Python\"\n"
+                          "      plugin: Python\n"
+                          "      class: PythonScriptItem\n"
+                          "      data:\n"
+                          "        file: \"%s\"\n", file);
+}
+
+/* The reference @project's script is written with when saved to @path, and the save's
+ * warnings (km_cnoid_build_tree_warned). */
+static char *
+script_written (KmProject  *project,
+                const char *path,
+                GPtrArray **warnings)
+{
+  g_autoptr(GHashTable) ids = NULL;
+  g_autoptr(KmYamlNode) tree = NULL;
+  g_autofree char *text = NULL;
+  const char *start, *end;
+
+  tree = km_cnoid_build_tree_warned (project, path, &ids, warnings);
+  g_assert_nonnull (tree);
+  g_assert_nonnull (*warnings);
+  text = km_cnoid_tree_to_string (tree, NULL);
+  start = strstr (text, "        file: \"");
+  g_assert_nonnull (start);
+  start += strlen ("        file: \"");
+  end = strchr (start, '"');
+  g_assert_nonnull (end);
+  return g_strndup (start, end - start);
+}
+
+/* "../" climbs only where it does not climb out of the home folder (rev-r3: a reviewer
+ * whose home folder was inside /tmp/review-r3 got absolute paths). Two files both inside
+ * $HOME are relative even through $HOME itself; two both outside it are relative even
+ * when their common folder holds $HOME; a project inside $HOME and a file outside it get
+ * an absolute path, and the save says why; the other way round, ${HOME}/…. The test's
+ * home folder is G_TEST_OPTION_ISOLATE_DIRS's, TMP/test_…/home: its parent holds it. */
+static void
+test_climb_out_of_home (void)
+{
+  g_autofree char *home = g_canonicalize_filename (g_get_home_dir (), NULL);
+  g_autofree char *above = g_path_get_dirname (home);
+  g_autofree char *tmp = km_test_make_tmp_dir ("cnoid-home-XXXXXX");
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+  g_autofree char *source = g_build_filename (root, "src", "p.cnoid", NULL);
+  g_autofree char *home_script = g_build_filename (home, "scripts", "x.py", NULL);
+  g_autofree char *outside_script = g_build_filename (above, "scripts", "x.py", NULL);
+  g_autofree char *in_home = g_build_filename (home, "projects", "p.cnoid", NULL);
+  g_autofree char *outside = g_build_filename (above, "projects", "deep", "p.cnoid", NULL);
+  g_autofree char *text_in = NULL;
+  g_autofree char *written = NULL;
+  g_autoptr(KmProject) project = NULL;
+  g_autoptr(GPtrArray) warnings = NULL;
+
+  /* The setting the test needs: a home folder two or more levels below the root. */
+  g_assert_true (g_str_has_prefix (home, above));
+  g_assert_cmpstr (above, !=, "/");
+  g_assert_null (strstr (root, home));
+  test_util_put_file (home_script, "# in the home folder\n");
+  test_util_put_file (outside_script, "# next to the home folder\n");
+  /* The folders the project is saved to: "../" is checked on the file system. */
+  test_util_put_file (in_home, "");
+  test_util_put_file (outside, "");
+
+  /* Both inside $HOME, their common folder $HOME itself: relative. */
+  text_in = script_project (home_script);
+  test_util_put_file (source, text_in);
+  project = test_util_load_cnoid (source);
+  written = script_written (project, in_home, &warnings);
+  g_assert_cmpstr (written, ==, "../scripts/x.py");
+  g_assert_cmpuint (warnings->len, ==, 0);
+  g_clear_pointer (&written, g_free);
+  g_clear_pointer (&warnings, g_ptr_array_unref);
+
+  /* The project outside $HOME, the file inside it: ${HOME}/…, no warning. */
+  written = script_written (project, outside, &warnings);
+  g_assert_cmpstr (written, ==, "${HOME}/scripts/x.py");
+  g_assert_cmpuint (warnings->len, ==, 0);
+  g_clear_pointer (&written, g_free);
+  g_clear_pointer (&warnings, g_ptr_array_unref);
+  g_clear_object (&project);
+
+  /* Both outside $HOME, their common folder holding it: relative. */
+  g_clear_pointer (&text_in, g_free);
+  text_in = script_project (outside_script);
+  test_util_put_file (source, text_in);
+  project = test_util_load_cnoid (source);
+  written = script_written (project, outside, &warnings);
+  g_assert_cmpstr (written, ==, "../../scripts/x.py");
+  g_assert_cmpuint (warnings->len, ==, 0);
+  g_clear_pointer (&written, g_free);
+  g_clear_pointer (&warnings, g_ptr_array_unref);
+
+  /* The project inside $HOME, the file outside it: absolute, and said, naming the file. */
+  written = script_written (project, in_home, &warnings);
+  g_assert_cmpstr (written, ==, outside_script);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), outside_script));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), "absolute"));
+  g_assert_nonnull (strstr (g_ptr_array_index (warnings, 0), home));
+  g_clear_pointer (&written, g_free);
+  g_clear_pointer (&warnings, g_ptr_array_unref);
+
+  km_test_remove_tree (root);
+  {
+    g_autofree char *scripts = g_path_get_dirname (outside_script);
+    g_autofree char *home_scripts = g_path_get_dirname (home_script);
+
+    g_autofree char *projects = g_path_get_dirname (in_home);
+    g_autofree char *outside_projects = g_build_filename (above, "projects", NULL);
+
+    km_test_remove_tree (scripts);
+    km_test_remove_tree (home_scripts);
+    km_test_remove_tree (projects);
+    km_test_remove_tree (outside_projects);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -309,5 +441,6 @@ main (int    argc,
   g_test_add_func ("/kinema/CnoidPaths/missing-sub-project-located",
                    test_missing_sub_project_located);
   g_test_add_func ("/kinema/CnoidPaths/no-name-kept", test_no_name_kept);
+  g_test_add_func ("/kinema/CnoidPaths/climb-out-of-home", test_climb_out_of_home);
   return g_test_run ();
 }

@@ -1751,9 +1751,11 @@ test_save_sibling_folder (void)
   km_test_remove_tree (moved);
 }
 
-/* "../" only climbs to a folder worth moving as a whole: not to the home folder (the
- * file is then ${HOME}/…), not to a top-level folder such as /tmp (then absolute), and
- * not through a symbolic link, where Choreonoid's ".." is not the lexical parent. */
+/* "../" only climbs to a folder worth moving as a whole: not out of the home folder (a
+ * file in it, from a project outside it, is then ${HOME}/…; test-cnoid-paths has the
+ * rest), not to a top-level folder such as /tmp (then absolute), and not through a
+ * symbolic link, where Choreonoid's ".." is not the lexical parent. Within the home
+ * folder it climbs as far as $HOME itself. */
 static void
 test_save_climb_limits (void)
 {
@@ -1781,31 +1783,36 @@ test_save_climb_limits (void)
   put_file (root, "motion/walk.pseq", "# a pose sequence\n");
   project = test_util_load_cnoid (source);
 
-  /* Home folder → home folder: ${HOME}/…, not "../models/…" through the home folder. */
+  /* Home folder → home folder: "../models/…", up to the home folder and no further. */
   make_parent (saved);
   g_assert_true (km_cnoid_save (project, saved, &error));
   g_assert_no_error (error);
   text = test_util_read_file (saved, NULL);
-  g_assert_nonnull (strstr (text, "        file: \"${HOME}/models/arm.json\"\n"));
-  g_assert_nonnull (strstr (text, "            file: \"${HOME}/models/targets.json\"\n"));
+  g_assert_nonnull (strstr (text, "        file: \"../models/arm.json\"\n"));
+  g_assert_nonnull (strstr (text, "            file: \"../models/targets.json\"\n"));
   assert_paths_project (saved, NULL, home_arm, home_targets, pose_seq);
   g_clear_pointer (&text, g_free);
 
-  /* Two temporary folders have only the temporary folder in common, which is no folder
-   * to climb to: either it is a top-level one (/tmp), or (TMPDIR=/var/tmp) it holds the
-   * test's home folder (G_TEST_OPTION_ISOLATE_DIRS). The pose sequence stays absolute. */
-  {
-    g_autofree char *tmp_dir = g_canonicalize_filename (g_get_tmp_dir (), NULL);
-
-    g_assert_true (g_str_has_prefix (home, tmp_dir));
-  }
+  /* Two temporary folders, both outside the home folder, have only the temporary folder
+   * in common: a top-level one (/tmp) is no folder to climb to, and the pose sequence
+   * stays absolute; a deeper one (TMPDIR=/var/tmp) is, though it holds the test's home
+   * folder (G_TEST_OPTION_ISOLATE_DIRS): neither file is inside that. The models, in the
+   * home folder, are ${HOME}/… from outside it. */
   g_assert_true (km_cnoid_save (project, in_other, &error));
   g_assert_no_error (error);
   text = test_util_read_file (in_other, NULL);
   {
-    g_autofree char *expected = g_strdup_printf ("            filename: \"%s\"\n", pose_seq);
+    g_autofree char *tmp_dir = g_canonicalize_filename (g_get_tmp_dir (), NULL);
+    g_autofree char *tmp_parent = g_path_get_dirname (tmp_dir);
+    g_autofree char *climbed = g_strdup_printf ("../%s/motion/walk.pseq",
+                                                root + strlen (tmp_dir) + 1);
+    g_autofree char *expected = g_strdup_printf ("            filename: \"%s\"\n",
+                                                 strcmp (tmp_parent, "/") == 0 ? pose_seq
+                                                                               : climbed);
 
+    g_assert_true (g_str_has_prefix (root, tmp_dir));
     g_assert_nonnull (strstr (text, expected));
+    g_assert_nonnull (strstr (text, "        file: \"${HOME}/models/arm.json\"\n"));
   }
   assert_paths_project (in_other, NULL, home_arm, home_targets, pose_seq);
   g_clear_pointer (&text, g_free);

@@ -1496,6 +1496,9 @@ typedef struct
   gboolean    absolute_references;
   /* The references read through ${SHARE} written absolute (km_cnoid_build_tree_full). */
   guint       n_share_dropped;
+  /* (nullable) The save's warnings (km_cnoid_build_tree_warned): a message for each
+   * reference written absolute because a relative path would climb out of $HOME. */
+  GPtrArray  *warnings;
 } SaveContext;
 
 /*
@@ -1512,13 +1515,18 @@ typedef struct
  *  2. relative, when the file is inside the project's folder (as Choreonoid does);
  *  3. ${SHARE}/…, when the file is under the share folder (as Choreonoid writes its own
  *     models: "${SHARE}/model/SR1/SR1.body", the spec's example);
- *  4. relative with "../", when the file and the project's folder have a common ancestor
- *     worth moving as a whole: two or more levels below the root ("/tmp" or "/home" alone
- *     is not one), and not $HOME or above it (a project moved within the home folder keeps
- *     its ${HOME}/… files). The spec lets a path be relative to the project file, and
- *     Choreonoid resolves it against the project's folder, where "../" climbs; as that
- *     climb is a physical one (Kinema's reader climbs lexically), the path is also checked
- *     on the file system, for a folder reached through a symbolic link;
+ *  4. relative with "../", when the path does not climb out of $HOME: the file and the
+ *     project's folder are both inside $HOME (however far up, $HOME itself included, their
+ *     common folder is), or both outside it, with a common ancestor worth moving as a
+ *     whole: two or more levels below the root ("/tmp" or "/home" alone is not one). A
+ *     path that climbs out of the home folder, from a project inside it to a file outside
+ *     it or back, breaks when the project moves to another computer or user; such a file
+ *     gets the next rule that leads to it (${HOME}/… for a file inside $HOME), and when
+ *     that is an absolute path, the save says so (km_cnoid_build_tree_warned). The spec
+ *     lets a path be relative to the project file, and Choreonoid resolves it against the
+ *     project's folder, where "../" climbs; as that climb is a physical one (Kinema's
+ *     reader climbs lexically), the path is also checked on the file system, for a folder
+ *     reached through a symbolic link;
  *  5. ${PROGRAM_TOP}/…, when the file is under Choreonoid's installation (known only for a
  *     share folder shaped like one, see km_item_io_expand_path) and that installation is
  *     two or more levels below the root, as in rule 4: a share folder at /tmp/share makes
@@ -1631,46 +1639,46 @@ under_program_top (SaveContext *ctx,
   return under_variable (ctx, "PROGRAM_TOP", absolute);
 }
 
-/* Rule 4: "../…" from the canonical folder @dir to @absolute, or NULL. */
+/* Rule 4: "../…" from the canonical folder @dir to @absolute, or NULL; *@out_of_home set
+ * when the path is refused because it would climb out of $HOME (one of the two is inside
+ * it, the other not). */
 static char *
 climbing_path (SaveContext *ctx,
                const char  *dir,
-               const char  *absolute)
+               const char  *absolute,
+               gboolean    *out_of_home)
 {
   g_autofree char *home = variable_value (ctx, "HOME");
-  g_autofree char *common = NULL;
+  gboolean dir_at_home = home != NULL && path_inside (dir, home) != NULL;
+  gboolean file_at_home = home != NULL && path_inside (absolute, home) != NULL;
   char *path;
-  guint k = 0;
 
-  path = km_path_climbing (dir, absolute, 2, &k);
-  if (path == NULL)
-    return NULL;
-  common = g_strdup (dir);
-  for (guint i = 0, slashes = 0; common[i] != '\0'; i++)
-    if (common[i] == '/' && slashes++ == k)
-      {
-        common[i] = '\0';
-        break;
-      }
-  if (home != NULL && path_inside (home, common) != NULL)
+  *out_of_home = FALSE;
+  if (dir_at_home != file_at_home)
     {
-      g_free (path);
+      *out_of_home = TRUE;
       return NULL;
     }
+  /* Inside $HOME, the common folder is $HOME or below it, whatever its depth. */
+  path = km_path_climbing (dir, absolute, dir_at_home ? 1 : 2, NULL);
+  if (path == NULL)
+    return NULL;
   return check_candidate (ctx, path, absolute);
 }
 
 /* The reference to write for the file @absolute (canonical); @variable: the variable the
- * reference was read with, or NULL. */
+ * reference was read with, or NULL. *@out_of_home: see climbing_path(). */
 static char *
 portable_path (SaveContext *ctx,
                const char  *absolute,
-               const char  *variable)
+               const char  *variable,
+               gboolean    *out_of_home)
 {
   g_autofree char *dir = g_canonicalize_filename (ctx->io.dir, NULL);
   const char *rest;
   char *path = NULL;
 
+  *out_of_home = FALSE;
   if (ctx->absolute_references)
     return g_strdup (absolute);
   if (variable != NULL && (path = under_variable (ctx, variable, absolute)) != NULL)
@@ -1679,7 +1687,7 @@ portable_path (SaveContext *ctx,
       (path = check_candidate (ctx, g_strdup (rest), absolute)) != NULL)
     return path;
   if ((path = under_variable (ctx, "SHARE", absolute)) != NULL ||
-      (path = climbing_path (ctx, dir, absolute)) != NULL ||
+      (path = climbing_path (ctx, dir, absolute, out_of_home)) != NULL ||
       (path = under_program_top (ctx, absolute)) != NULL ||
       (path = under_variable (ctx, "HOME", absolute)) != NULL)
     return path;
@@ -1710,6 +1718,22 @@ reference_as_read (const KmYamlNode *orig_data,
   return FALSE;
 }
 
+/* The warning for the file @absolute, written as an absolute path because a relative one
+ * would climb out of the home folder (rule 4). */
+static char *
+out_of_home_message (SaveContext *ctx,
+                     const char  *absolute)
+{
+  g_autofree char *home = variable_value (ctx, "HOME");
+
+  return g_strdup_printf (/* Translators: the first %s is a file's path, the second the
+                           * user's home folder. */
+                          _("The path of “%s” was written as absolute because a relative "
+                            "path would climb out of the home folder (%s), and would no "
+                            "longer lead to the file once the project is moved."),
+                          absolute, home != NULL ? home : "~");
+}
+
 /* @data (full transfer) with its file references written for the new file (see above). */
 static KmYamlNode *
 write_file_references (SaveContext      *ctx,
@@ -1729,6 +1753,7 @@ write_file_references (SaveContext      *ctx,
       g_autofree char *variable = NULL;
       g_autofree char *absolute = NULL;
       g_autofree char *written = NULL;
+      gboolean out_of_home = FALSE;
 
       if (value == NULL || *value == '\0')
         continue;
@@ -1750,13 +1775,15 @@ write_file_references (SaveContext      *ctx,
         }
       else
         absolute = g_canonicalize_filename (value, NULL);
-      written = portable_path (ctx, absolute, variable);
+      written = portable_path (ctx, absolute, variable, &out_of_home);
       /* Absolute ones only: a relative path or ${HOME}/… still leads to the file when
        * the folders move together. ${PROGRAM_TOP} is the folder above the share folder,
        * and is lost with it. */
       if ((g_strcmp0 (variable, "SHARE") == 0 || g_strcmp0 (variable, "PROGRAM_TOP") == 0) &&
           g_path_is_absolute (written))
         ctx->n_share_dropped++;
+      else if (out_of_home && g_path_is_absolute (written) && ctx->warnings != NULL)
+        g_ptr_array_add (ctx->warnings, out_of_home_message (ctx, written));
       if (strcmp (written, value) == 0)
         continue;
       if (copy == NULL)
@@ -2228,7 +2255,8 @@ build_tree_full (KmProject   *project,
                  const char  *path,
                  gboolean     absolute_references,
                  GHashTable **ids_out,
-                 guint       *n_share_dropped)
+                 guint       *n_share_dropped,
+                 GPtrArray   *warnings)
 {
   g_autoptr(GHashTable) used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autoptr(GPtrArray) unassigned = g_ptr_array_new ();
@@ -2245,6 +2273,7 @@ build_tree_full (KmProject   *project,
   ctx.io.file = path;
   ctx.io.dir = dir;
   ctx.absolute_references = absolute_references;
+  ctx.warnings = warnings;
   if (sub_item != NULL)
     {
       ctx.sub_root = root;
@@ -2363,7 +2392,7 @@ build_tree (KmProject   *project,
             const char  *path,
             GHashTable **ids_out)
 {
-  return build_tree_full (project, NULL, path, FALSE, ids_out, NULL);
+  return build_tree_full (project, NULL, path, FALSE, ids_out, NULL, NULL);
 }
 
 KmYamlNode *
@@ -2387,7 +2416,28 @@ km_cnoid_build_tree_full (KmProject   *project,
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (n_share_dropped != NULL, NULL);
 
-  return build_tree_full (project, NULL, path, FALSE, ids, n_share_dropped);
+  return build_tree_full (project, NULL, path, FALSE, ids, n_share_dropped, NULL);
+}
+
+KmYamlNode *
+km_cnoid_build_tree_warned (KmProject   *project,
+                            const char  *path,
+                            GHashTable **ids,
+                            GPtrArray  **warnings)
+{
+  g_autoptr(GPtrArray) said = g_ptr_array_new_with_free_func (g_free);
+  KmYamlNode *tree;
+  guint n_share_dropped = 0;
+
+  g_return_val_if_fail (KM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (warnings != NULL, NULL);
+
+  tree = build_tree_full (project, NULL, path, FALSE, ids, &n_share_dropped, said);
+  if (n_share_dropped > 0)
+    g_ptr_array_insert (said, 0, km_cnoid_share_dropped_message (n_share_dropped));
+  *warnings = g_steal_pointer (&said);
+  return tree;
 }
 
 /* A project saved elsewhere no longer finds the share folder its ${SHARE} references (and
@@ -2630,7 +2680,7 @@ collect_sub_project (gpointer item,
   save->path = g_strdup (g_object_get_data (G_OBJECT (item), SUB_PATH_KEY));
   save->digest = g_strdup (g_object_get_data (G_OBJECT (item), SUB_DIGEST_KEY));
   save->file_digest = g_strdup (g_object_get_data (G_OBJECT (item), SUB_FILE_KEY));
-  save->tree = build_tree_full (sub, item, save->path, FALSE, &save->ids, NULL);
+  save->tree = build_tree_full (sub, item, save->path, FALSE, &save->ids, NULL, NULL);
   /* The innermost first. */
   g_ptr_array_insert (saves, 0, save);
 }
@@ -3002,7 +3052,7 @@ sub_project_changed (KmItem *item)
 {
   KmProject *sub = g_object_get_data (G_OBJECT (item), SUB_PROJECT_KEY);
   const char *path = g_object_get_data (G_OBJECT (item), SUB_PATH_KEY);
-  g_autoptr(KmYamlNode) tree = build_tree_full (sub, item, path, FALSE, NULL, NULL);
+  g_autoptr(KmYamlNode) tree = build_tree_full (sub, item, path, FALSE, NULL, NULL, NULL);
   g_autofree char *text = NULL;
   g_autofree char *digest = NULL;
   gsize length = 0;
@@ -3091,7 +3141,7 @@ km_cnoid_take_sub_copies (KmProject  *project,
       copy = g_new0 (SubCopy, 1);
       copy->item = g_object_ref (item);
       copy->path = g_build_filename (dir, name, NULL);
-      copy->tree = build_tree_full (sub, item, copy->path, TRUE, NULL, NULL);
+      copy->tree = build_tree_full (sub, item, copy->path, TRUE, NULL, NULL, NULL);
       index_sub_copy (index, name, item);
       if (km_item_get_data (item) != NULL)
         copy->data = km_yaml_node_ref (km_item_get_data (item));

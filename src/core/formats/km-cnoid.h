@@ -69,8 +69,9 @@ G_BEGIN_DECLS
  * project was read from, they are written as they were read. Saved into another folder,
  * and for new absolute references, each is written as the first of these that the reader
  * resolves to the same file: with the ${VAR} it was read with; relative when inside the
- * project's folder; ${SHARE}/…, ${PROGRAM_TOP}/…; relative with "../" up to a common
- * folder at least two levels below the root and below $HOME; ${HOME}/…; absolute (the
+ * project's folder; ${SHARE}/…, ${PROGRAM_TOP}/…; relative with "../" when it does not
+ * climb out of $HOME (both inside $HOME, or both outside it with a common folder at least
+ * two levels below the root); ${HOME}/…; absolute (the
  * comment above write_file_references in km-cnoid.c gives the reasons). ${SHARE} there
  * is what a reader of the saved file gets: the share folder given to the load, else the
  * one km_cnoid_find_share_dir finds for the new place (not a share/ found only from the
@@ -145,6 +146,16 @@ KmYamlNode *km_cnoid_build_tree_full    (KmProject         *project,
  * translated, for the saved file's name to go before it ("FILE: …"). The editor's Save As
  * and `kinema-cli convert` say the same. */
 char       *km_cnoid_share_dropped_message (guint           n_share_dropped);
+/* km_cnoid_build_tree() that also gives in *@warnings (a new array of translated strings,
+ * empty when there is nothing to say) what the save should tell the user, for the saved
+ * file's name to go before each ("FILE: …"): km_cnoid_share_dropped_message() when
+ * references read through ${SHARE} were written absolute, and one message for each file
+ * written as an absolute path because a relative one would climb out of $HOME (the
+ * project inside the home folder, the file outside it). */
+KmYamlNode *km_cnoid_build_tree_warned  (KmProject         *project,
+                                         const char        *path,
+                                         GHashTable       **ids,
+                                         GPtrArray        **warnings);
 char       *km_cnoid_tree_to_string     (const KmYamlNode  *tree,
                                          gsize             *length);
 /* km_cnoid_tree_to_string()'s text, after @head (nullable: nothing), saved to @path as
