@@ -707,9 +707,11 @@ apply_loaded_file (KmDocument  *self,
 
     case KM_FILE_KIND_TARGETS:
       {
+        KmItem *body = km_document_get_body_item (self);
+        KmItem *replaced;
         g_autoptr(KmItem) item = NULL;
 
-        if (km_document_get_body_item (self) == NULL)
+        if (body == NULL)
           {
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                          _("%s: there is no body to add these targets to"), path);
@@ -720,6 +722,29 @@ apply_loaded_file (KmDocument  *self,
         km_ik_targets_item_set_track (KM_IK_TARGETS_ITEM (item), result);
         /* Saved as a reference to the file until it is edited (DESIGN.md). */
         km_ik_targets_item_set_file (KM_IK_TARGETS_ITEM (item), path, format->name);
+        /* A body with targets (its first targets item, the ones it is solved from) has
+         * them replaced by the file's, undoably, rather than piling up a targets item per
+         * file opened, of which only one would be solved. */
+        if ((replaced = km_item_find_child_by_type (body, KM_TYPE_IK_TARGETS_ITEM)) != NULL)
+          {
+            g_autofree char *name = g_filename_display_basename (path);
+
+            km_item_set_name (item, name);
+            if (!fresh)
+              {
+                _km_document_open_targets (self, item, _("Import Targets"));
+                break;
+              }
+            /* Opened with the model (a model that defines targets): no step, solved as
+             * the model's targets would be. */
+            km_item_set_checked (item, km_item_get_checked (replaced));
+            km_item_insert_child (body, (guint) km_item_get_index (replaced), item);
+            km_item_remove_child (body, replaced);
+            _km_document_sync (self);
+            start_history_if_fresh (self, fresh);
+            _km_document_auto_solve (self);
+            break;
+          }
         _km_document_import_child (self, file, item, _("Import Targets"));
         _km_document_sync (self);
         /* Opened with the model (`kinema model.json targets.json`): as the model alone. */
@@ -853,7 +878,9 @@ apply_loaded_file (KmDocument  *self,
  * Opens any file the loader registry recognises by its content: a project (.cnoid)
  * replaces the project; a model is added to the world as a new body, which becomes the
  * current one; a targets or animation file is added under the current body (the
- * animation must fit it). Adding is undoable, except for a model opened into an
+ * animation must fit it), except that a targets file opened onto a body with targets
+ * replaces its first targets item (the one it is solved from) with the file's, as an
+ * undoable step that solves them. Adding is undoable, except for a model opened into an
  * untouched document (only the world, unmodified, no file, no history: what a window
  * starts with), where the history starts after it, and a targets or animation file
  * opened next while nothing else changed (`kinema model.json targets.json`), which joins
@@ -2837,6 +2864,7 @@ km_document_save_full_async (KmDocument          *self,
   g_autoptr(GTask) outer = NULL;
   g_autoptr(WriteJob) job = NULL;
   g_autofree char *path = NULL;
+  g_autoptr(KmItem) marked = NULL;
   guint n_share_dropped = 0;
   GPtrArray *embedded;
   KmProject *project;
@@ -2880,8 +2908,10 @@ km_document_save_full_async (KmDocument          *self,
   /* The body items refer to the edited skeletons' files before the tree is made. */
   job->edited = _km_document_take_edited_skeletons (self, path);
   remember_selected_joint (self);
+  marked = _km_document_mark_unsolved_motion (self);
   embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
   job->tree = km_cnoid_build_tree_full (project, path, &job->ids, &n_share_dropped);
+  _km_document_unmark_motion (marked);
   /* Said when the project goes to another file (Save As): later saves to that file write
    * the same paths. */
   if (km_document_get_file (self) == NULL || !g_file_equal (file, km_document_get_file (self)))
@@ -2937,6 +2967,7 @@ km_document_write_autosave_async (KmDocument          *self,
   g_autoptr(WriteJob) job = NULL;
   g_autofree char *models = NULL;
   g_autofree char *name = NULL;
+  g_autoptr(KmItem) marked = NULL;
   GPtrArray *embedded;
   KmProject *project;
 
@@ -2958,11 +2989,13 @@ km_document_write_autosave_async (KmDocument          *self,
   /* The body items refer to those copies while the tree is made, and only then. */
   job->edited = _km_document_take_autosave_skeletons (self, job->models);
   remember_selected_joint (self);
+  marked = _km_document_mark_unsolved_motion (self);
   embedded = take_autosave_embedded_model (project, job->models, &job->embedded,
                                            &job->embedded_name);
   /* After the bodies: a sub-project's copy refers to the copies of its skeletons. */
   job->sub_copies = km_cnoid_take_sub_copies (project, job->models);
   job->tree = km_cnoid_build_tree (project, path, NULL);
+  _km_document_unmark_motion (marked);
   if (job->sub_copies != NULL)
     km_cnoid_put_back_sub_copies (job->sub_copies);
   put_back_embedded_bodies (embedded);

@@ -46,6 +46,19 @@ void      _km_document_import_child    (KmDocument     *self,
                                         GFile          *file,
                                         KmItem         *item,
                                         const char     *label);
+/* A targets file opened onto the current body when it has a targets item: @fresh, the
+ * item read from the file, replaces that one as one undoable step (@label), and its
+ * targets are solved. */
+void      _km_document_open_targets    (KmDocument     *self,
+                                        KmItem         *fresh,
+                                        const char     *label);
+/* Before the project's tree is made for a write: marks the shown body's motion as not its
+ * targets' solve when their solve never finished (written so; reopened, it is not measured
+ * against them). Returns the animation item it marked (a reference), or NULL; unmark it
+ * once the tree is made (the mark is the write's: an undo may make that motion the
+ * targets' again). */
+KmItem   *_km_document_mark_unsolved_motion (KmDocument *self);
+void      _km_document_unmark_motion   (KmItem         *marked);
 /* km_document_reread_item read @fresh again from @item's file: once the Reload step
  * swaps it in, fresh targets of the current body are solved, and its undo puts the
  * motion of before back. */

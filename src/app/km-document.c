@@ -141,6 +141,8 @@ struct _KmDocument
   /* The targets whose last solve started but never finished (cancelled, superseded), so
    * that the body's motion is not theirs; NULL once it finished. */
   KmTargetTrack  *unsolved_targets;
+  /* The motion last said not to be its targets' solve (measure_animation), or NULL */
+  KmAnimation    *warned_unsolved;
   GPtrArray      *targets_edits;   /* TargetsEdit, unowned: the history's keyframe steps */
   /* Set while the running solve completes an edit's step (km_document_solve_completing) */
   KmDocumentSolvedFunc solve_done;
@@ -575,6 +577,9 @@ static gboolean
 animation_measurable (KmDocument *self)
 {
   return self->animation != NULL && KM_IS_IK_ANIMATION_ITEM (self->animation_source)
+         /* (measured against targets it was not solved from, it would seem to miss them) */
+         && !km_ik_animation_item_get_solved_from_other_targets (
+               KM_IK_ANIMATION_ITEM (self->animation_source))
          && self->targets != NULL && self->effector >= 0 && self->skeleton != NULL
          && km_animation_get_n_dof (self->animation) == km_skeleton_get_n_dof (self->skeleton);
 }
@@ -935,6 +940,24 @@ measure_animation (KmDocument *self)
   if (self->measure_cancellable != NULL)
     g_cancellable_cancel (self->measure_cancellable);
   g_clear_object (&self->measure_cancellable);
+  /* A motion written before the solve of the body's targets finished: not their solve,
+   * which the user hears of once, instead of residuals against them. */
+  if (self->solve_cancellable == NULL && self->animation != NULL
+      && KM_IS_IK_ANIMATION_ITEM (self->animation_source)
+      && km_ik_animation_item_get_solved_from_other_targets (
+           KM_IK_ANIMATION_ITEM (self->animation_source))
+      && self->warned_unsolved != self->animation)
+    {
+      g_clear_pointer (&self->warned_unsolved, km_animation_unref);
+      self->warned_unsolved = km_animation_ref (self->animation);
+      km_document_log (self, G_LOG_LEVEL_WARNING,
+                       /* Translators: the animation item's name, then the body's */
+                       _("“%s” of “%s” is not the solve of the body's targets: it was saved "
+                         "before their solve finished, so it is not checked against them. "
+                         "Press Solve to solve them."),
+                       km_item_get_name (KM_ITEM (self->animation_source)),
+                       self->body != NULL ? km_item_get_name (KM_ITEM (self->body)) : "");
+    }
   if (self->solve_cancellable != NULL || !animation_measurable (self)
       || km_animation_has_residuals (self->animation))
     return;
@@ -2526,6 +2549,14 @@ solve_cb (GObject      *object,
     sync_from_project (self);
   if (done_destroy != NULL)
     done_destroy (done_data);
+  /* The body's targets solved: its motion is theirs (also one kept as it was, the same). */
+  if (body != NULL && body == self->body && call->track == self->targets)
+    {
+      KmItem *item = km_item_find_child_by_type (KM_ITEM (body), KM_TYPE_IK_ANIMATION_ITEM);
+
+      if (item != NULL)
+        km_ik_animation_item_set_solved_from_other_targets (KM_IK_ANIMATION_ITEM (item), FALSE);
+    }
   /* The streamed frames were the same animation: views still hear that it is complete. */
   if (self->animation != NULL)
     {
@@ -2720,6 +2751,7 @@ km_document_finalize (GObject *object)
   g_clear_pointer (&self->targets, km_target_track_unref);
   g_clear_object (&self->targets_item);
   g_clear_pointer (&self->unsolved_targets, km_target_track_unref);
+  g_clear_pointer (&self->warned_unsolved, km_animation_unref);
   g_clear_pointer (&self->targets_edits, g_ptr_array_unref);
   g_clear_pointer (&self->animation, km_animation_unref);
   g_clear_object (&self->animation_source);
@@ -3350,6 +3382,120 @@ km_document_set_targets (KmDocument    *self,
   km_project_push_command (self->project, _("Edit Targets"), targets_edit_redo,
                            targets_edit_undo, targets_edit_merge, "km-document-targets", edit,
                            targets_edit_free);
+}
+
+/* A targets file opened onto a body that has targets: the item read from it (@fresh) takes
+ * the place of the body's targets item (@replaced, the first one, which the body is solved
+ * from), as a Reload swaps an item for the one read again. */
+typedef struct
+{
+  KmDocument *document;
+  KmItem     *parent;
+  guint       position;
+  KmItem     *replaced;
+  KmItem     *fresh;
+} TargetsSwap;
+
+static void
+targets_swap_free (gpointer data)
+{
+  TargetsSwap *swap = data;
+
+  g_object_unref (swap->parent);
+  g_object_unref (swap->replaced);
+  g_object_unref (swap->fresh);
+  g_free (swap);
+}
+
+static void
+targets_swap_put (TargetsSwap *swap,
+                  KmItem      *out,
+                  KmItem      *in)
+{
+  if (km_item_get_parent (out) == swap->parent)
+    km_item_remove_child (swap->parent, out);
+  km_item_insert_child (swap->parent, MIN (swap->position, km_item_get_n_children (swap->parent)),
+                        in);
+  sync_from_project (swap->document);
+}
+
+static void
+targets_swap_redo (gpointer data)
+{
+  TargetsSwap *swap = data;
+
+  targets_swap_put (swap, swap->replaced, swap->fresh);
+}
+
+static void
+targets_swap_undo (gpointer data)
+{
+  TargetsSwap *swap = data;
+
+  targets_swap_put (swap, swap->fresh, swap->replaced);
+}
+
+/* A targets file opened onto the current body, which has a targets item (the first one,
+ * the targets the body is solved from): @fresh, the item read from the file, replaces it,
+ * as one undoable step (@label). Its targets are solved, as those read again by a Reload
+ * are (_km_document_reread), and undoing puts back the item and the motion of before. A
+ * body keeps one targets item for the files opened onto it, so that there is no doubt
+ * which targets its motion and its residuals are for. */
+void
+_km_document_open_targets (KmDocument *self,
+                           KmItem     *fresh,
+                           const char *label)
+{
+  KmItem *replaced;
+  TargetsSwap *swap;
+
+  g_return_if_fail (KM_IS_DOCUMENT (self));
+  g_return_if_fail (KM_IS_IK_TARGETS_ITEM (fresh));
+  g_return_if_fail (self->body != NULL);
+
+  replaced = km_item_find_child_by_type (KM_ITEM (self->body), KM_TYPE_IK_TARGETS_ITEM);
+  g_return_if_fail (replaced != NULL);
+  km_item_set_checked (fresh, km_item_get_checked (replaced));
+  _km_document_reread (self, replaced, fresh);
+  swap = g_new0 (TargetsSwap, 1);
+  swap->document = self;
+  swap->parent = g_object_ref (KM_ITEM (self->body));
+  swap->position = (guint) km_item_get_index (replaced);
+  swap->replaced = g_object_ref (replaced);
+  swap->fresh = g_object_ref (fresh);
+  km_project_push_command (self->project, label, targets_swap_redo, targets_swap_undo,
+                           NULL, NULL, swap, targets_swap_free);
+  km_project_close_merge (self->project);
+}
+
+/* Before the project is written (a save, an autosave): the shown body's motion, when the
+ * solve of its targets started and never finished, is not their solve, and is written so
+ * (km_ik_animation_item_set_solved_from_other_targets), so that reopened, its residuals
+ * are not measured against targets it was not solved from. */
+KmItem *
+_km_document_mark_unsolved_motion (KmDocument *self)
+{
+  KmItem *item;
+
+  g_return_val_if_fail (KM_IS_DOCUMENT (self), NULL);
+
+  if (self->body == NULL || self->unsolved_targets == NULL
+      || self->unsolved_targets != self->targets)
+    return NULL;
+  item = km_item_find_child_by_type (KM_ITEM (self->body), KM_TYPE_IK_ANIMATION_ITEM);
+  if (item == NULL
+      || km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item)) == NULL
+      || km_ik_animation_item_get_solved_from_other_targets (KM_IK_ANIMATION_ITEM (item)))
+    return NULL;
+  km_ik_animation_item_set_solved_from_other_targets (KM_IK_ANIMATION_ITEM (item), TRUE);
+  return g_object_ref (item);
+}
+
+void
+_km_document_unmark_motion (KmItem *marked)
+{
+  if (marked != NULL)
+    km_ik_animation_item_set_solved_from_other_targets (KM_IK_ANIMATION_ITEM (marked), FALSE);
 }
 
 /* Removes @items (with their subtrees) as one undoable step; items inside another removed

@@ -33,7 +33,13 @@ struct _KmIkAnimationItem
   gboolean     modified;
   /* The `frames` were read as a table (km-cnoid.c): they are written from the animation. */
   gboolean     frames_table;
+  /* The animation (when it is still the item's) known not to be solved from the targets
+   * its body has: read with `solved_from_other_targets: true`, or marked so
+   * (km_ik_animation_item_set_solved_from_other_targets). A reference or NULL. */
+  KmAnimation *unsolved;
 };
+
+#define UNSOLVED_KEY "solved_from_other_targets"
 
 static void animation_source_iface_init (KmAnimationSourceInterface *iface);
 
@@ -323,6 +329,7 @@ km_ik_animation_item_restore (KmItem           *item,
   KmIkAnimationItem *self = KM_IK_ANIMATION_ITEM (item);
   double frame_rate = KM_TARGET_TRACK_DEFAULT_FRAME_RATE;
   KmYamlNode *rate_node = NULL;
+  KmYamlNode *unsolved_node;
   KmYamlNode *node;
 
   if (!KM_ITEM_CLASS (km_ik_animation_item_parent_class)->restore (item, data, io, error))
@@ -367,6 +374,15 @@ km_ik_animation_item_restore (KmItem           *item,
     }
   if (self->animation != NULL && rate_node != NULL)
     km_animation_set_frame_rate (self->animation, frame_rate);
+  if ((unsolved_node = km_yaml_mapping_lookup (data, UNSOLVED_KEY)) != NULL)
+    {
+      gboolean unsolved;
+
+      if (!km_yaml_expect_bool (unsolved_node, &unsolved, error))
+        return FALSE;
+      if (unsolved && self->animation != NULL)
+        self->unsolved = km_animation_ref (self->animation);
+    }
   /* A table holds no frames to write back: store writes them from the animation. */
   self->frames_table = node != NULL && km_yaml_table_get_depth (node) > 0 &&
                        self->animation != NULL;
@@ -445,7 +461,7 @@ store_data (KmIkAnimationItem *self,
             gboolean           deferred)
 {
   static const char * const replaced[] = {
-    "file", "filename", "format", "frame_rate", "frames", NULL
+    "file", "filename", "format", "frame_rate", "frames", UNSOLVED_KEY, NULL
   };
   KmYamlNode *data = km_item_get_data (KM_ITEM (self));
   KmYamlNode *out;
@@ -482,11 +498,36 @@ store_data (KmIkAnimationItem *self,
   return out;
 }
 
+/* store_data with `solved_from_other_targets: true` where the item's animation is not its
+ * targets' (and without it where it is): the data as read is left as it is otherwise. */
+static KmYamlNode *
+store_marked (KmIkAnimationItem *self,
+              KmItemIo          *io,
+              gboolean           deferred)
+{
+  static const char * const marker[] = { UNSOLVED_KEY, NULL };
+  gboolean unsolved = km_ik_animation_item_get_solved_from_other_targets (self);
+  KmYamlNode *out = store_data (self, io, deferred);
+  KmYamlNode *marked;
+
+  /* (without an animation, what was read is written back as it was) */
+  if (out == NULL || self->animation == NULL || km_yaml_node_get_kind (out) != KM_YAML_MAPPING
+      || (km_yaml_mapping_lookup (out, UNSOLVED_KEY) != NULL) == unsolved)
+    return out;
+  /* (a new mapping: the data as read is shared with the item) */
+  marked = km_yaml_node_new_mapping (KM_YAML_STYLE_BLOCK);
+  km_yaml_mapping_append_except (marked, out, marker);
+  if (unsolved)
+    km_yaml_mapping_append (marked, UNSOLVED_KEY, km_yaml_node_new_bool (TRUE));
+  km_yaml_node_unref (out);
+  return marked;
+}
+
 static KmYamlNode *
 km_ik_animation_item_store (KmItem   *item,
                             KmItemIo *io)
 {
-  return store_data (KM_IK_ANIMATION_ITEM (item), io, FALSE);
+  return store_marked (KM_IK_ANIMATION_ITEM (item), io, FALSE);
 }
 
 static void
@@ -495,6 +536,7 @@ km_ik_animation_item_finalize (GObject *object)
   KmIkAnimationItem *self = KM_IK_ANIMATION_ITEM (object);
 
   g_clear_pointer (&self->animation, km_animation_unref);
+  g_clear_pointer (&self->unsolved, km_animation_unref);
   g_clear_pointer (&self->file, g_free);
   g_clear_pointer (&self->format, g_free);
 
@@ -609,5 +651,33 @@ km_ik_animation_item_store_for_writing (KmIkAnimationItem *self,
   g_return_val_if_fail (KM_IS_IK_ANIMATION_ITEM (self), NULL);
   g_return_val_if_fail (io != NULL, NULL);
 
-  return store_data (self, io, TRUE);
+  return store_marked (self, io, TRUE);
+}
+
+/**
+ * km_ik_animation_item_get_solved_from_other_targets:
+ *
+ * Whether the item's animation is known not to be solved from the targets its body has
+ * (their solve never finished before the project was written): its residuals against
+ * those targets say nothing about the solve. FALSE once another animation replaces it.
+ */
+gboolean
+km_ik_animation_item_get_solved_from_other_targets (KmIkAnimationItem *self)
+{
+  g_return_val_if_fail (KM_IS_IK_ANIMATION_ITEM (self), FALSE);
+
+  return self->animation != NULL && self->animation == self->unsolved;
+}
+
+/* Marks the item's animation as solved from other targets than its body's (or not): it
+ * is written so (`solved_from_other_targets: true`) while it is the item's. */
+void
+km_ik_animation_item_set_solved_from_other_targets (KmIkAnimationItem *self,
+                                                    gboolean           other)
+{
+  g_return_if_fail (KM_IS_IK_ANIMATION_ITEM (self));
+
+  g_clear_pointer (&self->unsolved, km_animation_unref);
+  if (other && self->animation != NULL)
+    self->unsolved = km_animation_ref (self->animation);
 }

@@ -16,6 +16,9 @@ G_BEGIN_DECLS
  * and metres), one frame per line:
  *
  *   frame_rate: 30             (optional, frames per second, also with a file)
+ *   solved_from_other_targets: true   (optional: the motion is not the solve of the body's
+ *                                      targets, whose solve had not finished when it was
+ *                                      written; its residuals are not measured)
  *   frames:
  *     - { frame: 0, joints: { "Elbow": { type: revolute, angle: 0.5 } } }
  *
@@ -46,5 +49,11 @@ void         km_ik_animation_item_set_file      (KmIkAnimationItem *self,
  * (on the thread that writes it; see km_yaml_node_new_deferred). */
 KmYamlNode  *km_ik_animation_item_store_for_writing (KmIkAnimationItem *self,
                                                      KmItemIo          *io);
+/* Whether the animation is known not to be solved from the targets the body has (written
+ * as `solved_from_other_targets: true`, e.g. saved while their solve ran): its residuals
+ * are not measured against them. Marking holds for the animation the item has now. */
+gboolean     km_ik_animation_item_get_solved_from_other_targets (KmIkAnimationItem *self);
+void         km_ik_animation_item_set_solved_from_other_targets (KmIkAnimationItem *self,
+                                                                 gboolean           other);
 
 G_END_DECLS

@@ -724,29 +724,138 @@ test_item_file_bar (Fixture       *f,
   g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
 }
 
-/* Two files changed: one bar with the count, Reload reads both. */
+/* The animation item under the body that was read from @name, or NULL. */
+static KmItem *
+animation_item (Fixture    *f,
+                const char *name)
+{
+  KmItem *body = km_document_get_body_item (f->document);
+
+  for (guint i = 0; i < km_item_get_n_children (body); i++)
+    {
+      KmItem *child = km_item_get_child (body, i);
+      const char *file;
+
+      if (!KM_IS_IK_ANIMATION_ITEM (child))
+        continue;
+      file = km_ik_animation_item_get_file (KM_IK_ANIMATION_ITEM (child));
+      if (file != NULL && g_str_has_suffix (file, name))
+        return child;
+    }
+  return NULL;
+}
+
+/* The first joint value of the second frame of the motion read from @name. */
+static double
+item_second_frame_value (Fixture    *f,
+                         const char *name)
+{
+  KmItem *item = animation_item (f, name);
+  KmAnimation *animation;
+
+  g_assert_nonnull (item);
+  animation = km_ik_animation_item_get_animation (KM_IK_ANIMATION_ITEM (item));
+  g_assert_nonnull (animation);
+  g_assert_cmpuint (km_animation_get_n_frames (animation), >, 1);
+  g_assert_cmpuint (km_animation_get_n_dof (animation), >, 0);
+  return km_animation_get_frame (animation, 1)[0];
+}
+
+/* Writes the document's solved motion to @name in the project's folder and opens that
+ * file: an animation item read from it, moved below the body's solved motion, which stays
+ * the one shown (the one a solve of the body's targets writes to). Returns the first joint
+ * value of its second frame. */
+static double
+open_animation (Fixture    *f,
+                const char *name)
+{
+  g_autofree char *path = g_build_filename (f->dir, name, NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  KmAnimation *animation = km_document_get_animation (f->document);
+  KmItem *body = km_document_get_body_item (f->document);
+  KmItem *item;
+  KmItem *shown;
+
+  g_assert_nonnull (animation);
+  g_assert_true (km_animation_json_save (animation, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_open_file (f->window, file));
+  item = animation_item (f, name);
+  g_assert_nonnull (item);
+  g_assert_true (km_document_move_item (f->document, item, body, km_item_get_n_children (body)));
+  shown = km_item_find_child_by_type (body, KM_TYPE_IK_ANIMATION_ITEM);
+  g_assert_nonnull (shown);
+  g_assert_true (shown != item);
+  g_assert_true (animation_item (f, name) == item);
+  return item_second_frame_value (f, name);
+}
+
+/* What another program does to the motion in @name: the first joint value of its second
+ * frame becomes @value, written aside and renamed over it. */
+static void
+change_animation_behind_our_back (Fixture    *f,
+                                  const char *name,
+                                  double      value)
+{
+  g_autofree char *path = g_build_filename (f->dir, name, NULL);
+  g_autofree char *aside = g_strconcat (path, ".new", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(KmAnimation) theirs = NULL;
+  g_autofree double *values = NULL;
+  guint n_dof;
+
+  theirs = km_animation_json_load_file (path, km_document_get_skeleton (f->document), &error);
+  g_assert_no_error (error);
+  n_dof = km_animation_get_n_dof (theirs);
+  values = g_memdup2 (km_animation_get_frame (theirs, 1), n_dof * sizeof (double));
+  values[0] = value;
+  km_animation_set_frame (theirs, 1, values);
+  g_assert_true (km_animation_json_save (theirs, aside, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_rename (aside, path), ==, 0);
+}
+
+/* Two files changed (a targets file and a motion read from a file, items the body holds
+ * at once): one bar with the count, Reload reads both. */
 static void
 test_item_files_bar (Fixture       *f,
                      gconstpointer  data)
 {
   GtkWidget *reload;
+  double ours;
+  double theirs;
 
-  import_targets (f, "a.json");
-  import_targets (f, "b.json");
+  ours = open_animation (f, "motion.json");
+  theirs = ours + 0.25;
+  import_targets (f, "walk.json");
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpfloat_with_epsilon (item_second_frame_value (f, "motion.json"), ours, 1e-9);
   test_app_spin_for (500);
-  change_targets_behind_our_back (f, "a.json", 1.5);
-  change_targets_behind_our_back (f, "b.json", 2.5);
+  g_assert_false (item_bar_revealed (f));
+
+  change_targets_behind_our_back (f, "walk.json", 1.5);
+  change_animation_behind_our_back (f, "motion.json", theirs);
   g_assert_true (test_app_wait_until (item_bar_revealed, f, 10000));
   /* (the second may come a moment after the first) */
   test_app_spin_for (1000);
   g_assert_nonnull (test_app_find_label (item_bar (f), "2 files of the project changed on disk."));
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.0);
+  g_assert_cmpfloat_with_epsilon (item_second_frame_value (f, "motion.json"), ours, 1e-9);
 
   reload = test_app_find_action (item_bar (f), GTK_TYPE_BUTTON, "win.reload-item-files");
   g_signal_emit_by_name (reload, "clicked");
   g_assert_true (test_app_wait_reloaded (km_window_get_item_tree (f->window)));
   test_app_spin ();
-  g_assert_cmpfloat (item_second_key_x (f, "a.json"), ==, 1.5);
-  g_assert_cmpfloat (item_second_key_x (f, "b.json"), ==, 2.5);
+  g_assert_cmpfloat (item_second_key_x (f, "walk.json"), ==, 1.5);
+  g_assert_cmpfloat_with_epsilon (item_second_frame_value (f, "motion.json"), theirs, 1e-6);
+  g_assert_false (item_bar_revealed (f));
+
+  /* The reloaded targets' solve goes to the body's solved motion, not the file's. */
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpfloat_with_epsilon (item_second_frame_value (f, "motion.json"), theirs, 1e-6);
+  test_app_spin_for (1000);
   g_assert_false (item_bar_revealed (f));
 }
 
