@@ -1948,9 +1948,10 @@ typedef struct
   gboolean             project_written;  /* JOB_PROJECT: the project's file is written
                                           * (the worker's), also when the save then failed
                                           * to replace a model file of the user's */
-  guint                n_share_dropped;  /* JOB_PROJECT to another file: the references
-                                          * read through ${SHARE} written as absolute
-                                          * paths (km_cnoid_build_tree_full) */
+  GPtrArray           *path_warnings;   /* JOB_PROJECT to another file: of char *, what
+                                          * km_cnoid_build_tree_warned() says of paths
+                                          * written absolute (${SHARE} references, files
+                                          * a relative path would reach out of $HOME) */
   GPtrArray           *warnings;   /* of char *, from the worker */
   GPtrArray           *written;    /* of char *: the paths the worker wrote (canonical) */
   char                *expected_identity;  /* JOB_PROJECT: what the file must still be
@@ -1995,6 +1996,7 @@ write_job_free (WriteJob *job)
   g_free (job->identity);
   g_free (job->conflict_sub);
   g_clear_pointer (&job->model_checks, g_ptr_array_unref);
+  g_clear_pointer (&job->path_warnings, g_ptr_array_unref);
   g_free (job->conflict_model);
   g_free (job);
 }
@@ -2541,17 +2543,18 @@ count_write (KmDocument *self,
     g_signal_emit_by_name (self, "files-written");
 }
 
-/* A project saved elsewhere no longer finds the share folder its ${SHARE} references were
- * read through (found from its old place, share/project/): they were written as the files'
- * paths on this computer, which the user should know before moving the project on. */
+/* A project saved elsewhere may refer to files by their absolute paths on this computer
+ * (its ${SHARE} references, when the new place finds no share folder; a file a relative
+ * path would reach only by climbing out of the home folder), which the user should know
+ * before moving the project on. */
 static void
-log_share_dropped (KmDocument *self,
+log_path_warnings (KmDocument *self,
                    WriteJob   *job)
 {
   /* The same words as `kinema-cli convert`'s. */
-  g_autofree char *message = km_cnoid_share_dropped_message (job->n_share_dropped);
-
-  km_document_log (self, G_LOG_LEVEL_WARNING, "%s: %s", job->path, message);
+  for (guint i = 0; i < job->path_warnings->len; i++)
+    km_document_log (self, G_LOG_LEVEL_WARNING, "%s: %s", job->path,
+                     (const char *) g_ptr_array_index (job->path_warnings, i));
 }
 
 /* A save planned again (write_job_done_cb) ends the save it stands for. */
@@ -2685,8 +2688,8 @@ write_job_done_cb (GObject      *source,
       g_clear_pointer (&job->embedded_bodies, g_ptr_array_unref);
       if (project_written)
         km_document_log (self, G_LOG_LEVEL_INFO, _("Saved %s."), job->path);
-      if (project_written && job->n_share_dropped > 0)
-        log_share_dropped (self, job);
+      if (project_written && job->path_warnings != NULL)
+        log_path_warnings (self, job);
       break;
     case JOB_AUTOSAVE:
       /* Here: its body and sub-project items may not be dropped on the worker. */
@@ -2865,7 +2868,7 @@ km_document_save_full_async (KmDocument          *self,
   g_autoptr(WriteJob) job = NULL;
   g_autofree char *path = NULL;
   g_autoptr(KmItem) marked = NULL;
-  guint n_share_dropped = 0;
+  g_autoptr(GPtrArray) path_warnings = NULL;
   GPtrArray *embedded;
   KmProject *project;
 
@@ -2910,12 +2913,13 @@ km_document_save_full_async (KmDocument          *self,
   remember_selected_joint (self);
   marked = _km_document_mark_unsolved_motion (self);
   embedded = take_embedded_model (project, path, &job->embedded, &job->embedded_name);
-  job->tree = km_cnoid_build_tree_full (project, path, &job->ids, &n_share_dropped);
+  job->tree = km_cnoid_build_tree_warned (project, path, &job->ids, &path_warnings);
   _km_document_unmark_motion (marked);
   /* Said when the project goes to another file (Save As): later saves to that file write
    * the same paths. */
-  if (km_document_get_file (self) == NULL || !g_file_equal (file, km_document_get_file (self)))
-    job->n_share_dropped = n_share_dropped;
+  if ((km_document_get_file (self) == NULL || !g_file_equal (file, km_document_get_file (self)))
+      && path_warnings->len > 0)
+    job->path_warnings = g_steal_pointer (&path_warnings);
   /* Choreonoid's SubProjectItem: the sub-projects are saved to their own files (Save As
    * elsewhere too: the project's reference to each is rewritten for its new folder, see
    * km_cnoid_build_sub_projects). */

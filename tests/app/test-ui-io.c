@@ -1888,6 +1888,49 @@ test_save_as_share_warning (Fixture       *f,
   g_rmdir (elsewhere);
 }
 
+/* A model outside the home folder saved with a project inside it (Save As into the home
+ * folder): no relative path leads there without climbing out of the home folder, so its
+ * path is written as absolute, and the Messages view says so and why (the editor used to
+ * write it silently). */
+static void
+test_save_as_out_of_home_warning (Fixture       *f,
+                                  gconstpointer  data)
+{
+  static const char warning[] = "would climb out of the home folder";
+  g_autofree char *arm = g_test_build_filename (G_TEST_DIST, "data", "cnoid", "kinema",
+                                                "arm.json", NULL);
+  g_autofree char *arm_text = read_file (arm, NULL);
+  g_autofree char *model_dir = g_build_filename (f->dir, "models", NULL);
+  g_autofree char *model_path = g_build_filename (model_dir, "arm.json", NULL);
+  g_autofree char *project_dir = g_build_filename (g_get_home_dir (), "km-out-of-home", NULL);
+  g_autofree char *project_path = g_build_filename (project_dir, "robot.cnoid", NULL);
+  g_autoptr(GFile) model_file = g_file_new_for_path (model_path);
+  g_autoptr(GFile) project_file = g_file_new_for_path (project_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *quoted = NULL;
+
+  /* The test's own folder must lie outside the (test's own) home folder. */
+  g_assert_false (g_str_has_prefix (f->dir, g_get_home_dir ()));
+  g_assert_cmpint (g_mkdir_with_parents (model_dir, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (project_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (model_path, arm_text, -1, NULL));
+  g_assert_true (km_document_import_file (f->document, model_file, &error));
+  g_assert_no_error (error);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+
+  km_document_clear_messages (f->document);
+  g_assert_true (km_document_save (f->document, project_file, &error));
+  g_assert_no_error (error);
+  text = read_file (project_path, NULL);
+  quoted = g_strdup_printf ("file: \"%s\"", model_path);
+  g_assert_nonnull (strstr (text, quoted));
+  g_assert_cmpuint (count_warnings (f->document, warning), ==, 1);
+
+  g_unlink (project_path);
+  g_rmdir (project_dir);
+}
+
 /* ---- 6. Display shapes in an autosave ------------------------------------------------ */
 
 /* A URDF robot with a box, a cylinder and a mesh (beside it, under meshes/) and what
@@ -2509,6 +2552,8 @@ main (int    argc,
               fixture_setup, test_autosave_sub_project_body_folder, fixture_teardown);
   g_test_add ("/kinema/UiIo/save-as-share-warning", Fixture, NULL,
               fixture_setup, test_save_as_share_warning, fixture_teardown);
+  g_test_add ("/kinema/UiIo/save-as-out-of-home-warning", Fixture, NULL,
+              fixture_setup, test_save_as_out_of_home_warning, fixture_teardown);
   g_test_add ("/kinema/UiIo/autosave-keeps-shapes-urdf", Fixture,
               GINT_TO_POINTER (SHAPES_URDF),
               fixture_setup, test_autosave_keeps_shapes, fixture_teardown);
