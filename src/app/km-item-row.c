@@ -26,7 +26,8 @@ struct _KmItemRow
   KmItem     *item;
   char       *name;
   char       *tooltip;    /* the last one built (km_item_row_get_tooltip) */
-  GListStore *children;   /* a joint row's child joint rows; NULL for an item's row */
+  GListStore *children;   /* the joint rows a joint's row lists (the item tree's
+                           * joint_lists); NULL for an item's row */
 
   /* Borrowed (static strings) */
   const char *icon_name;
@@ -310,9 +311,10 @@ km_item_row_get_tooltip (KmItemRow *self)
  * @joint: the joint's index in the skeleton
  * @name: the joint's name
  *
- * A row for one joint of a body, listed under the body's row or under its parent joint's
- * row. It is no item of the project (nothing is saved for it): km_item_row_get_item gives
- * the body, km_item_row_get_children the (empty) store of its child joints' rows.
+ * A row for one joint of a body, listed under the body's row or under a branching
+ * ancestor joint's row (the item tree indents only where the skeleton branches). It is no
+ * item of the project (nothing is saved for it): km_item_row_get_item gives the body,
+ * km_item_row_get_children the (empty) store of the joint rows listed under it.
  */
 KmItemRow *
 km_item_row_new_joint (KmItem     *body,

@@ -30,17 +30,20 @@
  * items through their notifications and items-changed. The tree's selection is the
  * project's selection, and selecting one body makes it the current body.
  *
- * The joints of the current body are listed under it as the skeleton's hierarchy: its root
- * joints, each with its child joints under it (rows that are not project items and are not
- * saved). Selection is one thing: a joint selected here is the document's selected
- * joint, and a joint or item selected elsewhere (the scene, the joint panel) is selected
- * here. A selected joint stands for its body: the project selection then holds the body.
+ * The joints of the current body are listed under it as the skeleton's hierarchy, where only
+ * branching indents (joint_lists): a joint that is its parent's only child is listed right
+ * after its parent, at its depth, so a serial chain (an arm, a leg) is one flat run; the
+ * children of a joint with several are listed under its row, each one's own run flat again
+ * there. These rows are not project items and are not saved. Selection is one thing: a
+ * joint selected here is the document's selected joint, and a joint or item selected
+ * elsewhere (the scene, the joint panel) is selected here. A selected joint stands for its
+ * body: the project selection then holds the body.
  *
- * Item rows open expanded. Joint rows open as the Skeleton tab's outline does
- * (km_joint_tree_expansion): all of a small skeleton's, only the first levels of a large
- * one's (thousands of rows expanded at once would keep the window from drawing), and the
- * path to the selected joint. The tree model does not expand rows itself (autoexpand):
- * rows_added_cb expands each new row that should be.
+ * Item rows open expanded. Joint rows open as the Skeleton tab's outline does, counting the
+ * rows this tree shows (joint_rows_expansion): all of a small skeleton's, only the first
+ * levels of a large one's (thousands of rows expanded at once would keep the window from
+ * drawing), and the path to the selected joint. The tree model does not expand rows itself
+ * (autoexpand): rows_added_cb expands each new row that should be.
  *
  * A joint selected elsewhere (the scene, the Pose tab, a project opened with one) has its
  * row scrolled into view, without taking the focus (scroll_to_joint).
@@ -48,6 +51,12 @@
  * The tree is one Tab stop, as GtkTreeView is: the arrows move between its rows, and Tab and
  * Shift+Tab leave it (tree_key_pressed_cb) where GTK 4.8's list view would go through every
  * row first.
+ *
+ * Shift+F10 and the Menu key open the focused row's context menu (popup_menu_key_cb), the
+ * one a right-click on that row gives, pointing at the row; the keyboard moves through it,
+ * and when it closes the focus is back on the row. Check and Uncheck are there for the
+ * keyboard: Space is not the check box's key, as it plays the motion wherever the focus is
+ * (the time bar's keys) and the tree has the focus at start-up.
  */
 
 #define JOINT_ROWS_KEY "km-item-tree-joint-rows"
@@ -76,7 +85,7 @@ struct _KmItemTree
   GWeakRef            joint_body;    /* the body whose joints are listed */
 
   KmSkeleton         *open_skeleton; /* the skeleton @open_joints is for */
-  gboolean           *open_joints;   /* its joints that open expanded (km_joint_tree_expansion) */
+  gboolean           *open_joints;   /* its joints that open expanded (joint_rows_expansion) */
   gboolean            expanding;     /* in expand_rows */
 
   gboolean            syncing;       /* setting the tree's selection from the model's */
@@ -86,6 +95,8 @@ struct _KmItemTree
   KmAfterPaint        scroll;        /* whose step does so (scroll_step) */
 
   GHashTable         *reloading;     /* the items whose files a Reload reads (a set) */
+
+  gboolean            menu_from_keys; /* the context menu was opened with Shift+F10 or Menu */
 };
 
 enum {
@@ -260,7 +271,7 @@ collect_joint_rows (GListStore *store,
     }
 }
 
-/* Whether @row, a joint's old row, can stand for a joint with @n_children children:
+/* Whether @row, a joint's old row, can stand for a joint with @n_children child rows:
  * GtkTreeListModel asks only once whether a row can expand. */
 static gboolean
 row_fits (KmItemRow *row,
@@ -270,9 +281,94 @@ row_fits (KmItemRow *row,
          == (n_children == 0);
 }
 
-/* Fills @body's joint rows with @skeleton's joints (none for NULL) as its hierarchy: the
- * roots in @body's store, each joint's children in its row's. A joint keeps its row (and its
- * expansion) while it keeps having children or none, and either its name (edits before it
+/* Where the tree lists each of @skeleton's joints, so that only branching indents: a joint
+ * that is its parent's only child in its parent's list (right after it: the joints are in
+ * preorder), any other joint in its parent's row, a root joint in the body's list.
+ *
+ * Returns: (transfer full): for each joint, the joint whose row lists it, or the number of
+ *   joints for the body's list */
+static guint *
+joint_lists (const KmSkeleton *skeleton)
+{
+  guint n_joints = skeleton ? km_skeleton_get_n_joints (skeleton) : 0;
+  g_autofree guint *n_children = g_new0 (guint, n_joints + 1);
+  guint *list = g_new (guint, n_joints + 1);
+
+  for (guint i = 0; i < n_joints; i++)
+    {
+      int parent = km_skeleton_get_joint (skeleton, i)->parent;
+
+      n_children[parent >= 0 ? (guint) parent : n_joints]++;
+    }
+  for (guint i = 0; i < n_joints; i++)
+    {
+      int parent = km_skeleton_get_joint (skeleton, i)->parent;
+
+      if (parent < 0 || (guint) parent >= i)
+        list[i] = n_joints;
+      else if (n_children[parent] == 1)
+        list[i] = list[parent];
+      else
+        list[i] = (guint) parent;
+    }
+  list[n_joints] = n_joints;
+  return list;
+}
+
+/* Which of @skeleton's joint rows open expanded, as km_joint_tree_expansion() chooses for
+ * the outline but counting the rows this tree lists (@list, from joint_lists): the rows of
+ * the body's list, then level by level (breadth first) every row whose child rows still
+ * fit in KM_JOINT_TREE_ROWS rows shown, and the rows above @selected (-1 for none). All of
+ * them for a skeleton of KM_JOINT_TREE_ROWS joints or fewer.
+ *
+ * Returns: (transfer full): one flag per joint, TRUE for expanded */
+static gboolean *
+joint_rows_expansion (const KmSkeleton *skeleton,
+                      const guint      *list,
+                      int               selected)
+{
+  guint n = km_skeleton_get_n_joints (skeleton);
+  gboolean *expand = g_new0 (gboolean, n + 1);
+  g_autofree guint *first = g_new0 (guint, n + 2);   /* rows in j's: kids[first[j]..first[j + 1]) */
+  g_autofree guint *fill = g_new0 (guint, n + 1);
+  g_autofree guint *kids = g_new0 (guint, n + 1);
+  g_autofree guint *queue = g_new0 (guint, n + 1);
+  guint head = 0, tail = 0, rows;
+
+  for (guint i = 0; i < n; i++)
+    first[list[i] + 1]++;
+  for (guint j = 0; j <= n; j++)
+    first[j + 1] += first[j];
+  for (guint i = 0; i < n; i++)
+    kids[first[list[i]] + fill[list[i]]++] = i;
+
+  rows = first[n + 1] - first[n];
+  for (guint k = first[n]; k < first[n + 1]; k++)
+    queue[tail++] = kids[k];
+  while (head < tail)
+    {
+      guint j = queue[head++];
+      guint n_kids = first[j + 1] - first[j];
+
+      if (n_kids == 0)
+        continue;
+      /* The body's rows are always open; below them, level by level while the rows fit. */
+      if (list[j] != n && rows + n_kids > KM_JOINT_TREE_ROWS)
+        break;
+      expand[j] = TRUE;
+      rows += n_kids;
+      for (guint k = first[j]; k < first[j + 1]; k++)
+        queue[tail++] = kids[k];
+    }
+  if (selected >= 0 && (guint) selected < n)
+    for (guint j = list[selected]; j != n; j = list[j])
+      expand[j] = TRUE;
+  return expand;
+}
+
+/* Fills @body's joint rows with @skeleton's joints (none for NULL) as joint_lists() lists
+ * them: in @body's store or in a branching joint's row's. A joint keeps its row (and its
+ * expansion) while it keeps having child rows or none, and either its name (edits before it
  * move its index) or its index (a rename). */
 static void
 fill_joint_rows (KmItem     *body,
@@ -284,17 +380,14 @@ fill_joint_rows (KmItem     *body,
   g_autoptr(GHashTable) old_at = g_hash_table_new (NULL, NULL);
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) lists = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  g_autofree guint *n_children = g_new0 (guint, n_joints + 1);
+  g_autofree guint *n_children = g_new0 (guint, n_joints + 1);   /* child rows */
+  g_autofree guint *list = joint_lists (skeleton);
   GHashTableIter iter;
   gpointer value;
 
   collect_joint_rows (joint_rows_of (body), old);
   for (guint i = 0; i < n_joints; i++)
-    {
-      int parent = km_skeleton_get_joint (skeleton, i)->parent;
-
-      n_children[parent >= 0 ? (guint) parent : n_joints]++;
-    }
+    n_children[list[i]]++;
   for (guint i = 0; i <= n_joints; i++)
     g_ptr_array_add (lists, g_ptr_array_new ());
 
@@ -334,8 +427,7 @@ fill_joint_rows (KmItem     *body,
             row = km_item_row_new_joint (body, (int) i, joint->name);
           g_ptr_array_index (rows, i) = row;
         }
-      g_ptr_array_add (g_ptr_array_index (lists, joint->parent >= 0 ? (guint) joint->parent
-                                                                     : n_joints), row);
+      g_ptr_array_add (g_ptr_array_index (lists, list[i]), row);
     }
 
   /* Bottom up, so that a row has its children before the tree sees it. */
@@ -391,7 +483,7 @@ shows_root (KmItem *root)
 }
 
 /* Whether a new row for @item_row opens expanded: an item's does, a joint's as
- * km_joint_tree_expansion() says for the document's skeleton. */
+ * joint_rows_expansion() says for the document's skeleton. */
 static gboolean
 opens_expanded (KmItemTree *self,
                 KmItemRow  *item_row)
@@ -405,11 +497,13 @@ opens_expanded (KmItemTree *self,
     return FALSE;
   if (skeleton != self->open_skeleton)
     {
+      g_autofree guint *list = joint_lists (skeleton);
+
       g_clear_pointer (&self->open_skeleton, km_skeleton_unref);
       g_free (self->open_joints);
       self->open_skeleton = km_skeleton_ref (skeleton);
-      self->open_joints = km_joint_tree_expansion (skeleton,
-                                                   km_document_get_selected_joint (self->document));
+      self->open_joints = joint_rows_expansion (skeleton, list,
+                                                km_document_get_selected_joint (self->document));
     }
   return (guint) joint < km_skeleton_get_n_joints (skeleton) && self->open_joints[joint];
 }
@@ -725,7 +819,8 @@ expand_row (KmItemTree *self,
 }
 
 /* The selected joint's row is in the list only while the rows above it are expanded: the
- * body's items, the body and the joint's ancestors, from the top down. */
+ * body's items, the body and the rows of the joint's ancestors that list it (joint_lists),
+ * from the top down. */
 static void
 expand_to_selected_joint (KmItemTree *self)
 {
@@ -734,6 +829,7 @@ expand_to_selected_joint (KmItemTree *self)
   int joint = km_document_get_selected_joint (self->document);
   g_autoptr(GPtrArray) items = NULL;
   g_autoptr(GArray) joints = NULL;
+  g_autofree guint *list = NULL;
   guint from = 0;
 
   if (body == NULL || skeleton == NULL || joint < 0
@@ -749,9 +845,13 @@ expand_to_selected_joint (KmItemTree *self)
       return;
 
   joints = g_array_new (FALSE, FALSE, sizeof (int));
-  for (int j = km_skeleton_get_joint (skeleton, (guint) joint)->parent; j >= 0;
-       j = km_skeleton_get_joint (skeleton, (guint) j)->parent)
-    g_array_prepend_val (joints, j);
+  list = joint_lists (skeleton);
+  for (guint j = list[joint]; j < km_skeleton_get_n_joints (skeleton); j = list[j])
+    {
+      int row = (int) j;
+
+      g_array_prepend_val (joints, row);
+    }
   for (guint i = 0; i < joints->len; i++)
     if (!expand_row (self, body, g_array_index (joints, int, i), &from))
       return;
@@ -969,6 +1069,26 @@ expander_item (GtkTreeExpander *expander)
   if (!KM_IS_ITEM_ROW (item_row) || km_item_row_get_joint (item_row) >= 0)
     return NULL;
   return km_item_row_get_item (item_row);
+}
+
+/* The row (its GtkTreeExpander) that has the keyboard focus, or NULL. */
+static GtkTreeExpander *
+focused_expander (KmItemTree *self)
+{
+  GtkWidget *list = GTK_WIDGET (self->list_view);
+  GtkRoot *root = gtk_widget_get_root (list);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  if (focus == NULL || !gtk_widget_is_ancestor (focus, list))
+    return NULL;
+  /* The focus is on the list's row widget, which holds the expander, or inside the row. */
+  for (GtkWidget *w = focus; w != NULL && w != list; w = gtk_widget_get_parent (w))
+    if (GTK_IS_TREE_EXPANDER (w))
+      return GTK_TREE_EXPANDER (w);
+  for (GtkWidget *w = focus; w != NULL; w = gtk_widget_get_first_child (w))
+    if (GTK_IS_TREE_EXPANDER (w))
+      return GTK_TREE_EXPANDER (w);
+  return NULL;
 }
 
 static guint
@@ -1381,17 +1501,7 @@ query_tooltip_cb (KmItemTree *self,
   graphene_rect_t bounds;
 
   if (keyboard_mode)
-    {
-      GtkRoot *root = gtk_widget_get_root (list_view);
-      GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
-
-      /* The focus is on the list's row widget, which holds the expander. */
-      if (focus != NULL && gtk_widget_is_ancestor (focus, list_view))
-        for (GtkWidget *w = focus; w != NULL && expander == NULL;
-             w = gtk_widget_get_first_child (w))
-          if (GTK_IS_TREE_EXPANDER (w))
-            expander = GTK_TREE_EXPANDER (w);
-    }
+    expander = focused_expander (self);
   else
     expander = expander_at (self, x, y, NULL);
   row = expander != NULL ? gtk_tree_expander_get_list_row (expander) : NULL;
@@ -1418,14 +1528,15 @@ mute_row_tooltips (KmItemTree *self,
   gtk_widget_set_has_tooltip (GTK_WIDGET (self->list_view), !muted);
 }
 
-static void
-context_pressed_cb (KmItemTree      *self,
-                    int              n_press,
+/* Opens the context menu of @expander's row (selected alone unless it is selected already),
+ * pointing at @x, @y of the list view, or at the row itself where @x is negative; FALSE
+ * when the row is no item's or joint's. */
+static gboolean
+popup_context_menu (KmItemTree      *self,
+                    GtkTreeExpander *expander,
                     double           x,
-                    double           y,
-                    GtkGestureClick *gesture)
+                    double           y)
 {
-  GtkTreeExpander *expander = expander_at (self, x, y, NULL);
   KmItem *item = expander ? expander_item (expander) : NULL;
   GtkTreeListRow *row = expander ? gtk_tree_expander_get_list_row (expander) : NULL;
   guint position;
@@ -1436,22 +1547,61 @@ context_pressed_cb (KmItemTree      *self,
     /* A joint's row: its joint alone is selected, as a click selects it. */
     position = gtk_tree_list_row_get_position (row);
   else
-    return;
+    return FALSE;
   if (position != GTK_INVALID_LIST_POSITION
       && !gtk_selection_model_is_selected (GTK_SELECTION_MODEL (self->selection), position))
     gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), position, TRUE);
   gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->context_menu),
                                    item != NULL ? self->item_menu : self->joint_menu);
-  gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
   mute_row_tooltips (self, TRUE);
-  point_popover_at (self, self->context_menu, NULL, x, y);
+  point_popover_at (self, self->context_menu, x < 0 ? GTK_WIDGET (expander) : NULL, x, y);
   gtk_popover_popup (self->context_menu);
+  return TRUE;
+}
+
+static void
+context_pressed_cb (KmItemTree      *self,
+                    int              n_press,
+                    double           x,
+                    double           y,
+                    GtkGestureClick *gesture)
+{
+  if (popup_context_menu (self, expander_at (self, x, y, NULL), x, y))
+    gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
+/* Shift+F10 and the Menu key on a row: its context menu, as a right-click on it gives. */
+static gboolean
+popup_menu_key_cb (GtkWidget *widget,
+                   GVariant  *args,
+                   gpointer   user_data)
+{
+  KmItemTree *self = KM_ITEM_TREE (widget);
+  GtkTreeExpander *expander = focused_expander (self);
+
+  if (expander == NULL)
+    return FALSE;
+  self->menu_from_keys = TRUE;
+  if (popup_context_menu (self, expander, -1, -1))
+    return TRUE;
+  self->menu_from_keys = FALSE;
+  return FALSE;
 }
 
 static void
 context_menu_closed_cb (KmItemTree *self)
 {
+  GtkWidget *menu = GTK_WIDGET (self->context_menu);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
   mute_row_tooltips (self, FALSE);
+  /* Opened from the keyboard: the focus goes back to the list's focused row (its
+   * grab_focus), unless an entry chosen took it (Rename…'s). */
+  if (self->menu_from_keys
+      && (focus == NULL || focus == menu || gtk_widget_is_ancestor (focus, menu)))
+    gtk_widget_grab_focus (GTK_WIDGET (self->list_view));
+  self->menu_from_keys = FALSE;
 }
 
 static GdkContentProvider *
@@ -1707,6 +1857,9 @@ km_item_tree_class_init (KmItemTreeClass *klass)
   /* The last binding of an action is the one its menu entry shows. */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Delete, 0, "tree.delete", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "tree.delete", NULL);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_F10, GDK_SHIFT_MASK, popup_menu_key_cb,
+                                NULL);
+  gtk_widget_class_add_binding (widget_class, GDK_KEY_Menu, 0, popup_menu_key_cb, NULL);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "itemtree");

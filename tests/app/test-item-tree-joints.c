@@ -18,7 +18,9 @@
 
 /*
  * The item tree lists the current body's joints as the skeleton's hierarchy, under Xvfb:
- * skeleton-mimic.json is Base with Pinion (which has Free), Rack and Idler. A joint selected
+ * skeleton-mimic.json is Base with Pinion (which has Free), Rack and Idler. Only branching
+ * indents: Pinion, Rack and Idler are under Base, Free (Pinion's only child) right after
+ * Pinion at its depth (test-item-tree-flat-chains has the long chains). A joint selected
  * in the document expands the rows above it and selects its row; a selected row selects its
  * joint; structural edits keep the rows in step with the skeleton.
  */
@@ -36,6 +38,10 @@ typedef struct
 static GtkTreeListRow *joint_row (Fixture    *f,
                                   const char *name);
 static void            watch     (Fixture    *f);
+static void            edit      (Fixture    *f,
+                                  KmSkeleton *next,
+                                  GError     *error,
+                                  const char *label);
 
 static void
 fixture_setup (Fixture       *f,
@@ -253,20 +259,23 @@ test_hierarchy (Fixture       *f,
   g_autofree char *under_base = NULL;
   g_autofree char *under_pinion = NULL;
 
-  /* Rows start expanded: the whole hierarchy, in the skeleton's preorder */
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n2:Rack\n2:Idler\n");
+  /* Rows start expanded: the whole hierarchy, in the skeleton's preorder; Free, Pinion's
+   * only child, at Pinion's depth */
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n2:Free\n2:Rack\n2:Idler\n");
   /* One root joint under the body */
   g_assert_cmpstr (top, ==, "Base\n");
 
   base = joint_row (f, "Base");
   g_assert_true (gtk_tree_list_row_is_expandable (base));
-  g_assert_cmpuint (g_list_model_get_n_items (gtk_tree_list_row_get_children (base)), ==, 3);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_tree_list_row_get_children (base)), ==, 4);
   under_base = child_joints (base);
-  g_assert_cmpstr (under_base, ==, "Pinion\nRack\nIdler\n");
+  g_assert_cmpstr (under_base, ==, "Pinion\nFree\nRack\nIdler\n");
 
+  /* A joint with one child lists nothing under it: no expander */
   pinion = joint_row (f, "Pinion");
+  g_assert_false (gtk_tree_list_row_is_expandable (pinion));
   under_pinion = child_joints (pinion);
-  g_assert_cmpstr (under_pinion, ==, "Free\n");
+  g_assert_cmpstr (under_pinion, ==, "");
   pinion_parent = gtk_tree_list_row_get_parent (pinion);
   g_assert_true (pinion_parent == base);
 
@@ -274,6 +283,9 @@ test_hierarchy (Fixture       *f,
   free_row = joint_row (f, "Free");
   g_assert_false (gtk_tree_list_row_is_expandable (free_row));
   g_assert_null (gtk_tree_list_row_get_children (free_row));
+  g_clear_object (&pinion_parent);
+  pinion_parent = gtk_tree_list_row_get_parent (free_row);
+  g_assert_true (pinion_parent == base);
   assert_rows_match_skeleton (f);
 }
 
@@ -285,8 +297,19 @@ test_reveal_selected (Fixture       *f,
                       gconstpointer  data)
 {
   g_autoptr(GtkTreeListRow) row = NULL;
+  g_autoptr(GError) error = NULL;
   g_autofree char *lines = NULL;
   g_autofree char *selected = NULL;
+  KmSkeleton *next;
+
+  /* Pinion branches: Free and Cam under it */
+  next = km_skeleton_edit_add_child (km_document_get_skeleton (f->document),
+                                     (guint) find (f, "Pinion"), "Cam", KM_JOINT_REVOLUTE,
+                                     km_vec3 (0, 0.1, 0), NULL, &error);
+  edit (f, next, error, "Add Joint");
+  lines = joint_rows (f);
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Rack\n2:Idler\n");
+  g_clear_pointer (&lines, g_free);
 
   /* The parent collapsed */
   row = joint_row (f, "Pinion");
@@ -299,7 +322,7 @@ test_reveal_selected (Fixture       *f,
   g_assert_true (gtk_tree_list_row_get_expanded (row));
   g_clear_object (&row);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n2:Rack\n2:Idler\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Rack\n2:Idler\n");
   selected = selected_rows (f);
   g_assert_cmpstr (selected, ==, "@Free\n");
 
@@ -330,7 +353,7 @@ test_reveal_selected (Fixture       *f,
   g_assert_true (gtk_tree_list_row_get_expanded (row));
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n2:Rack\n2:Idler\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Rack\n2:Idler\n");
   g_free (selected);
   selected = selected_rows (f);
   g_assert_cmpstr (selected, ==, "@Free\n");
@@ -429,33 +452,36 @@ test_structural_edits (Fixture       *f,
   g_autofree char *under = NULL;
   KmSkeleton *next;
 
-  /* A child of a leaf: the leaf gets an expander */
-  gtk_tree_list_row_set_expanded (pinion, FALSE);
+  /* A child of a leaf: listed right after it, at its depth; the leaf gets no expander */
   next = km_skeleton_edit_add_child (km_document_get_skeleton (f->document),
                                      (guint) find (f, "Idler"), "Gear", KM_JOINT_REVOLUTE,
                                      km_vec3 (0.1, 0, 0), NULL, &error);
   edit (f, next, error, "Add Joint");
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n2:Rack\n2:Idler\n3:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n2:Free\n2:Rack\n2:Idler\n2:Gear\n");
   idler = joint_row (f, "Idler");
-  g_assert_true (gtk_tree_list_row_is_expandable (idler));
+  g_assert_false (gtk_tree_list_row_is_expandable (idler));
   under = child_joints (idler);
-  g_assert_cmpstr (under, ==, "Gear\n");
-  /* Pinion is untouched: the same row, still collapsed */
+  g_assert_cmpstr (under, ==, "");
+  /* Pinion is untouched: the same row */
   pinion_after = joint_row (f, "Pinion");
   g_assert_true (pinion_after == pinion);
-  g_assert_false (gtk_tree_list_row_get_expanded (pinion));
+  g_clear_object (&pinion_after);
   assert_rows_match_skeleton (f);
 
-  /* A child of Pinion moves the later joints' indices */
-  gtk_tree_list_row_set_expanded (pinion, TRUE);
+  /* A second child of Pinion (moving the later joints' indices): Pinion branches, its
+   * children go under it, in a new row that has an expander, open */
   next = km_skeleton_edit_add_child (km_document_get_skeleton (f->document),
                                      (guint) find (f, "Pinion"), "Cam", KM_JOINT_REVOLUTE,
                                      km_vec3 (0, 0.1, 0), NULL, &error);
   edit (f, next, error, "Add Joint");
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Rack\n2:Idler\n3:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Rack\n2:Idler\n2:Gear\n");
+  g_clear_object (&pinion);
+  pinion = joint_row (f, "Pinion");
+  g_assert_true (gtk_tree_list_row_is_expandable (pinion));
+  g_assert_true (gtk_tree_list_row_get_expanded (pinion));
   assert_rows_match_skeleton (f);
   g_assert_true (gtk_selection_model_select_item (selection,
                                                   (guint) position_of_joint (f, "Gear"), TRUE));
@@ -468,19 +494,20 @@ test_structural_edits (Fixture       *f,
   edit (f, next, error, "Rename Joint");
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n3:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n2:Gear\n");
   assert_rows_match_skeleton (f);
 
-  /* Delete: Idler becomes a leaf again */
+  /* Delete: Pinion has one child again, listed after it, and no expander */
   next = km_skeleton_edit_delete (km_document_get_skeleton (f->document),
-                                  (guint) find (f, "Gear"), &error);
+                                  (guint) find (f, "Cam"), &error);
   edit (f, next, error, "Delete Joint");
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n");
-  g_clear_object (&idler);
-  idler = joint_row (f, "Idler");
-  g_assert_false (gtk_tree_list_row_is_expandable (idler));
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n2:Free\n2:Slider\n2:Idler\n2:Gear\n");
+  g_clear_object (&pinion_after);
+  pinion_after = joint_row (f, "Pinion");
+  g_assert_false (gtk_tree_list_row_is_expandable (pinion_after));
+  g_clear_object (&pinion_after);
   assert_rows_match_skeleton (f);
 
   /* Undo brings the rows back */
@@ -489,17 +516,19 @@ test_structural_edits (Fixture       *f,
   test_app_spin ();
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n3:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n2:Gear\n");
   assert_rows_match_skeleton (f);
 
   /* A renamed joint keeps its row, collapsed as it was, under its new name */
+  g_clear_object (&pinion);
+  pinion = joint_row (f, "Pinion");
   gtk_tree_list_row_set_expanded (pinion, FALSE);
   next = km_skeleton_edit_set_name (km_document_get_skeleton (f->document),
                                     (guint) find (f, "Pinion"), "Drive", &error);
   edit (f, next, error, "Rename Joint");
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Drive\n2:Slider\n2:Idler\n3:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Drive\n2:Slider\n2:Idler\n2:Gear\n");
   g_clear_object (&pinion_after);
   pinion_after = joint_row (f, "Drive");
   g_assert_true (pinion_after == pinion);
