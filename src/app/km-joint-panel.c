@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "km-configuration-bar.h"
+#include "km-effector-fields.h"
 #include "km-joint-panel.h"
 #include "km-list-scroll.h"
 
@@ -1228,6 +1229,7 @@ km_joint_panel_class_init (KmJointPanelClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (KM_TYPE_CONFIGURATION_BAR);
+  g_type_ensure (KM_TYPE_EFFECTOR_FIELDS);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/kinema/Kinema/ui/km-joint-panel.ui");
   gtk_widget_class_bind_template_child (widget_class, KmJointPanel, stack);

@@ -18,6 +18,7 @@
 #include "km-document-edit.h"
 #include "km-document-private.h"
 #include "km-document-skeleton.h"
+#include "km-drag-ik.h"
 #include "km-drag-solver.h"
 #include "km-ik-job.h"
 #include "km-ik-targets-item.h"
@@ -1153,56 +1154,9 @@ static void
 request_ik (KmSceneView       *self,
             const KmTransform *target)
 {
-  KmSkeleton *skeleton = km_document_get_skeleton (self->document);
-  KmBodyHandlerSet *handlers = km_document_get_body_handlers (self->document);
-  KmBodyHandlerIkHook *hook = NULL;
-  const KmJoint *tip = km_skeleton_get_joint (skeleton, (guint) self->drag_joint);
-  gboolean through_parent;
-  const double *q;
-  KmIkProblem *problem;
-  guint n_dof;
-
-  /* A joint other than the end effector dragged by its position (a free or arrow drag,
-   * not the ring): only its origin is aimed, and its own DOF cannot move that. Aimed as
-   * the point at its offset in its parent's frame (where Translate(offset) puts it), the
-   * joint's own DOF and everything below keep their values instead of swinging freely
-   * (restarts would move them). A child of the root is aimed as before. */
-  through_parent = !tip_is_effector (self, self->drag_joint)
-                   && self->drag_mode != DRAG_IK_ROTATE
-                   && tip->parent >= 0
-                   && km_skeleton_get_joint (skeleton, (guint) tip->parent)->parent >= 0;
-  q = km_document_get_pose (self->document, &n_dof);
-  problem = km_ik_problem_new (skeleton, through_parent ? tip->parent : self->drag_joint);
-  if (through_parent)
-    {
-      problem->effector_offset = tip->offset;
-      problem->orientation_weight = 0.0;
-    }
-  memcpy (problem->seed, q, n_dof * sizeof (double));
-  /* The target is in the world the scene draws: stand the skeleton where it is drawn (a
-   * pose sequence moves the root), else the answer puts the effector off by the root's
-   * move, and the body jumps. */
-  km_document_get_root_pose (self->document, &problem->root_pose);
-  problem->target = *target;
-  /* The end effector aims the point its targets are for (a tool point, maybe position
-   * only), as the Solve action does: @target is that point. */
-  if (tip_is_effector (self, self->drag_joint) && km_document_get_targets (self->document))
-    km_ik_problem_use_track (problem, km_document_get_targets (self->document));
-  /* Warm start from the pose on screen: the answer stays on its branch and comes quickly. */
-  problem->continuous = TRUE;
-  problem->max_iterations = 200;
-  problem->max_restarts = 4;
-  /* The body's handlers first, like the Solve action; the solver keeps the hook alive
-   * with the problem. */
-  if (handlers != NULL && km_body_handler_set_get_n_attached (handlers) > 0)
-    {
-      hook = km_body_handler_ik_hook_new (handlers, KM_BODY_HANDLER_CONFIGURATION_NEAREST);
-      if (!km_body_handler_ik_hook_install (hook, problem))
-        g_clear_pointer (&hook, km_body_handler_ik_hook_free);
-    }
-  km_drag_solver_request_full (self->solver, problem, hook,
-                               hook != NULL ? (GDestroyNotify) km_body_handler_ik_hook_free
-                                            : NULL);
+  /* The ring turns the joint; a free or arrow drag moves only its position. */
+  km_drag_ik_request (self->solver, self->document, self->drag_joint,
+                      self->drag_mode != DRAG_IK_ROTATE, target);
   /* Motion comes at the start of a frame: look for the answer again before it paints. */
   if (self->frame_clock != NULL)
     gdk_frame_clock_request_phase (self->frame_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);

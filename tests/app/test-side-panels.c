@@ -170,7 +170,7 @@ test_pose_wheel_scrolls (Fixture       *f,
 #ifdef GDK_WINDOWING_X11
   g_autofree double *before = NULL;
   GtkAdjustment *rows;
-  GtkWidget *slider, *spin;
+  GtkWidget *rows_view, *slider, *spin;
   const double *pose;
   guint n_dof;
   double top;
@@ -181,8 +181,11 @@ test_pose_wheel_scrolls (Fixture       *f,
       return;
     }
   show_tab (f, f->panel);
-  slider = nth_widget (f->panel, GTK_TYPE_SCALE, 2);
-  spin = nth_widget (f->panel, GTK_TYPE_SPIN_BUTTON, 2);
+  /* The third joint row's (not a field above the rows, which do not scroll). */
+  rows_view = test_app_find_pose_list (f->panel);
+  g_assert_nonnull (rows_view);
+  slider = nth_widget (rows_view, GTK_TYPE_SCALE, 2);
+  spin = nth_widget (rows_view, GTK_TYPE_SPIN_BUTTON, 2);
   rows = scrolled_vadjustment (slider);
   g_assert_cmpfloat (gtk_adjustment_get_upper (rows), >, gtk_adjustment_get_page_size (rows));
   pose = km_document_get_pose (f->document, &n_dof);

@@ -90,7 +90,8 @@ assert_inside_window (Fixture         *f,
     }
 }
 
-/* Every spin button of the joint panel, in the order of the rows. */
+/* Every widget of @type at or below @widget, depth first (the rows' spin buttons in the
+ * order of the rows). */
 static void
 collect (GtkWidget *widget,
          GType      type,
@@ -104,16 +105,24 @@ collect (GtkWidget *widget,
 }
 
 /* The joint rows may scroll vertically, but every spin button and unit is within the
- * window's width, and the first row is wholly visible. */
+ * window's width, and the first row is wholly visible; so is every field above the rows
+ * (the End Effector section's). */
 static void
 assert_joint_rows_inside (Fixture *f)
 {
+  GtkWidget *rows = test_app_find_pose_list (f->joint_panel);
   g_autoptr(GPtrArray) spins = g_ptr_array_new ();
+  g_autoptr(GPtrArray) all_spins = g_ptr_array_new ();
 
-  collect (f->joint_panel, GTK_TYPE_SPIN_BUTTON, spins);
+  g_assert_nonnull (rows);
+  collect (rows, GTK_TYPE_SPIN_BUTTON, spins);
   g_assert_cmpuint (spins->len, ==, km_joint_panel_get_n_rows (KM_JOINT_PANEL (f->joint_panel)));
   for (guint i = 0; i < spins->len; i++)
     assert_inside_window (f, spins->pdata[i], i == 0);
+  collect (f->joint_panel, GTK_TYPE_SPIN_BUTTON, all_spins);
+  for (guint i = 0; i < all_spins->len; i++)
+    if (!gtk_widget_is_ancestor (all_spins->pdata[i], rows))
+      assert_inside_window (f, all_spins->pdata[i], TRUE);
   assert_inside_window (f, f->joint_panel, TRUE);
 }
 
