@@ -432,6 +432,11 @@ km_application_startup (GApplication *application)
     /* Not Alt+C/Alt+V: Alt+V opens the View menu (Alt+letter belongs to the menu bar). */
     { "win.copy-keyframe", { "<Control><Shift>c", NULL } },
     { "win.paste-keyframe", { "<Control><Shift>v", NULL } },
+    /* Not K, Shift+K or Space alone: those are text in a field. Not Ctrl+Space: input
+     * methods (fcitx) take it to switch the input language. */
+    { "win.set-keyframe", { "<Control>k", NULL } },
+    { "win.delete-keyframe", { "<Control><Shift>k", NULL } },
+    { "win.toggle-playback", { "<Control>p", NULL } },
     { "win.export-image", { "<Control><Shift>e", NULL } },
     { "win.reset-camera", { "<Control>0", NULL } },
     { "win.show-joint-axes", { "<Control>j", NULL } },

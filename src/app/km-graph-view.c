@@ -53,6 +53,8 @@
 #define LEGEND_GAP 4.0
 /* Below the time labels. */
 #define BOTTOM_MARGIN 2.0
+/* Between the time axis' outer labels and the widget's sides (half the margin). */
+#define TIME_LABEL_INSET (MARGIN / 2)
 /* How much the legend's "+N more" is dimmed. */
 #define DIM_ALPHA 0.55
 #define KEY_MARK 5.0
@@ -567,7 +569,10 @@ layout_times (KmGraphView *self,
       layout = gtk_widget_create_pango_layout (GTK_WIDGET (self->area), text);
       pango_layout_get_pixel_size (layout, &tw, NULL);
       x = l->plot.origin.x + t * rate / last * l->plot.size.width - tw / 2.0;
-      x = CLAMP (x, 0, width - tw);
+      /* The first and the last label stay a little inside the graph: drawn, the glyphs can
+       * come out a pixel or two wider than measured, and the last one ("10 秒") lost its
+       * last character at the edge. */
+      x = CLAMP (x, TIME_LABEL_INSET, width - tw - TIME_LABEL_INSET);
       if (x < prev_right + SWATCH_GAP)
         {
           g_object_unref (layout);

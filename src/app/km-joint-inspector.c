@@ -563,6 +563,32 @@ update_actions (KmJointInspector *self)
                                && km_document_can_set_effector (self->document, (int) index));
 }
 
+/* The shape types as the user reads them (km_shape_type_to_string() gives the file
+ * formats' names). */
+static const char *
+shape_type_display_name (KmShapeType type)
+{
+  static const char * const names[] = {
+    /* Translators: a kind of collision or visual shape of a link, in the Skeleton tab */
+    [KM_SHAPE_BOX] = N_("Box"),
+    /* Translators: a kind of collision or visual shape of a link, in the Skeleton tab */
+    [KM_SHAPE_SPHERE] = N_("Sphere"),
+    /* Translators: a kind of collision or visual shape of a link, in the Skeleton tab */
+    [KM_SHAPE_CYLINDER] = N_("Cylinder"),
+    /* Translators: a kind of collision or visual shape of a link, in the Skeleton tab */
+    [KM_SHAPE_CONE] = N_("Cone"),
+    /* Translators: a kind of collision or visual shape of a link, in the Skeleton tab */
+    [KM_SHAPE_CAPSULE] = N_("Capsule"),
+    /* Translators: a kind of shape of a link, in the Skeleton tab: a triangle mesh
+     * (from a mesh file) */
+    [KM_SHAPE_MESH] = N_("Mesh"),
+  };
+
+  g_return_val_if_fail (type < G_N_ELEMENTS (names), "");
+
+  return _(names[type]);
+}
+
 static void
 describe_shapes (KmJointInspector *self,
                  KmSkeleton       *skeleton,
@@ -576,7 +602,7 @@ describe_shapes (KmJointInspector *self,
     {
       if (text->len > 0)
         g_string_append_c (text, '\n');
-      g_string_append (text, km_shape_type_to_string (shapes[i]->type));
+      g_string_append (text, shape_type_display_name (shapes[i]->type));
       if (shapes[i]->name != NULL)
         g_string_append_printf (text, " “%s”", shapes[i]->name);
     }

@@ -97,6 +97,134 @@ copy_action (GtkWidget  *widget,
   gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text->str);
 }
 
+/* The first row of the list that is wholly in view (else the last one partly in view), to
+ * take the focus as Tab comes into the list. */
+static GtkWidget *
+row_in_view (KmMessageView *self)
+{
+  GtkWidget *scroller = GTK_WIDGET (self->scroller);
+  int height = gtk_widget_get_height (scroller);
+  GtkWidget *partly = NULL;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->list_view)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      graphene_rect_t bounds;
+
+      if (!gtk_widget_get_focusable (row) || !gtk_widget_get_child_visible (row)
+          || !gtk_widget_compute_bounds (row, scroller, &bounds))
+        continue;
+      if (bounds.origin.y >= 0 && bounds.origin.y + bounds.size.height <= height)
+        return row;
+      if (bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < height)
+        partly = row;
+    }
+  return partly;
+}
+
+/*
+ * The list of messages is one Tab stop: Tab comes to one of its rows (the lines' texts take
+ * no focus), ↑/↓ go from row to row, and Tab leaves the list (GtkListView does that from a
+ * row). GTK 4.8's list view makes every row a Tab stop, and coming to it where it had no
+ * row with the focus before, it keeps the focus where it was; the view leads Tab itself.
+ */
+static gboolean
+km_message_view_focus (GtkWidget        *widget,
+                       GtkDirectionType  direction)
+{
+  KmMessageView *self = KM_MESSAGE_VIEW (widget);
+  GtkWidget *list = GTK_WIDGET (self->list_view);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  gboolean within = focus != NULL && gtk_widget_is_ancestor (focus, widget);
+  gboolean tab = direction == GTK_DIR_TAB_FORWARD || direction == GTK_DIR_TAB_BACKWARD;
+  GtkWidget *row;
+
+  if (!tab || !gtk_widget_is_drawable (list))
+    return GTK_WIDGET_CLASS (km_message_view_parent_class)->focus (widget, direction);
+  /* From a row (GTK 4.8's list view would go on to the next row): out of the list, to the
+   * buttons above it or on past the view. */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, list))
+    {
+      GtkWidget *above = gtk_widget_get_prev_sibling (GTK_WIDGET (self->scroller));
+
+      return direction == GTK_DIR_TAB_BACKWARD && above != NULL
+             && gtk_widget_child_focus (above, direction);
+    }
+
+  /* Shift+Tab from below comes to the list before the buttons above it. */
+  if (direction == GTK_DIR_TAB_BACKWARD && !within
+      && (row = row_in_view (self)) != NULL && gtk_widget_grab_focus (row))
+    return TRUE;
+  /* The list view says it took the focus where it has no row to give it (the focus stays
+   * where it was): that is no move. */
+  if (GTK_WIDGET_CLASS (km_message_view_parent_class)->focus (widget, direction)
+      && (root == NULL || gtk_root_get_focus (root) != focus))
+    return TRUE;
+  return direction == GTK_DIR_TAB_FORWARD && (row = row_in_view (self)) != NULL
+         && gtk_widget_grab_focus (row);
+}
+
+/* The labels of @widget and below, in order, into @labels. */
+static void
+collect_labels (GtkWidget *widget,
+                GPtrArray *labels)
+{
+  if (GTK_IS_LABEL (widget))
+    g_ptr_array_add (labels, widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_labels (child, labels);
+}
+
+/*
+ * Ctrl+C in the list: the text selected in a line (the lines' texts take no focus, so their
+ * own Ctrl+C cannot), else the line of the row with the focus, as Copy All Messages writes
+ * it ("12:00:01 Warning: …").
+ */
+static void
+copy_line_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  KmMessageView *self = KM_MESSAGE_VIEW (widget);
+  GtkWidget *list = GTK_WIDGET (self->list_view);
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  GtkWidget *row = NULL;
+  int start, end;
+
+  collect_labels (list, labels);
+  for (guint i = 0; i < labels->len; i++)
+    if (gtk_label_get_selection_bounds (labels->pdata[i], &start, &end))
+      {
+        const char *text = gtk_label_get_text (labels->pdata[i]);
+        const char *from = g_utf8_offset_to_pointer (text, start);
+        g_autofree char *part = g_strndup (from, g_utf8_offset_to_pointer (text, end) - from);
+
+        gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), part);
+        return;
+      }
+
+  for (GtkWidget *w = focus; w != NULL && w != list; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_parent (w) == list)
+      row = w;
+  if (row == NULL)
+    return;
+  g_ptr_array_set_size (labels, 0);
+  collect_labels (row, labels);
+  if (labels->len == 3)
+    {
+      g_autofree char *line = g_strdup_printf ("%s %s: %s",
+                                               gtk_label_get_text (labels->pdata[0]),
+                                               gtk_label_get_text (labels->pdata[1]),
+                                               gtk_label_get_text (labels->pdata[2]));
+
+      gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), line);
+    }
+}
+
 static void
 km_message_view_dispose (GObject *object)
 {
@@ -159,6 +287,7 @@ km_message_view_class_init (KmMessageViewClass *klass)
   object_class->dispose = km_message_view_dispose;
   object_class->get_property = km_message_view_get_property;
   object_class->set_property = km_message_view_set_property;
+  widget_class->focus = km_message_view_focus;
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
@@ -173,6 +302,9 @@ km_message_view_class_init (KmMessageViewClass *klass)
 
   gtk_widget_class_install_action (widget_class, "messages.clear", NULL, clear_action);
   gtk_widget_class_install_action (widget_class, "messages.copy", NULL, copy_action);
+  gtk_widget_class_install_action (widget_class, "messages.copy-line", NULL, copy_line_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_c, GDK_CONTROL_MASK,
+                                       "messages.copy-line", NULL);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "messageview");

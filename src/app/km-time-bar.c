@@ -1236,6 +1236,11 @@ km_time_bar_init (KmTimeBar *self)
   self->tick_from = -1;
   self->marks = g_byte_array_new ();
   use_tabular_digits (self->frame_label);
+  /* The scale is not focusable (the time bar's keys move it from anywhere), and no Tab stop:
+   * GtkRange's focus handler (gtk_widget_focus_self) says it took the focus even where its
+   * widget cannot, so Tab stopped at the button before it for good. A widget that cannot
+   * focus, nor any child, is passed over. */
+  gtk_widget_set_can_focus (GTK_WIDGET (self->scale), FALSE);
   gtk_drawing_area_set_draw_func (self->keyframe_strip, strip_draw_cb, self, NULL);
   g_signal_connect_object (self->keyframe_strip, "query-tooltip",
                            G_CALLBACK (strip_query_tooltip_cb), self, G_CONNECT_SWAPPED);

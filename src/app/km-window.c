@@ -180,8 +180,8 @@ document_changed_cb (KmWindow *self)
                                  && !km_document_get_solving (self->document));
 }
 
-/* Copy Keyframe acts on the keyframe at the current frame, Paste Keyframe needs a copy:
- * the time bar holds the copy, the Motion menu and Ctrl+Shift+C/V reach it here. */
+/* Copy and Delete Keyframe act on the keyframe at the current frame, Paste Keyframe needs a
+ * copy: the time bar holds the copy, the Motion menu and Ctrl+Shift+C/V reach it here. */
 static void
 update_keyframe_actions (KmWindow *self)
 {
@@ -192,20 +192,25 @@ update_keyframe_actions (KmWindow *self)
                       >= 0;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-keyframe", keyed);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete-keyframe", keyed);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.paste-keyframe",
                                  km_time_bar_get_has_clipboard (self->time_bar));
 }
 
+/* The Motion menu's keyframe and playback items, and their Ctrl accelerators (which work in
+ * a text field too, where K, Shift+K and Space are text): the time bar's actions of the
+ * same name ("win.set-keyframe" → "time.set-keyframe"). */
 static void
-keyframe_clipboard_action (GtkWidget  *widget,
-                           const char *action_name,
-                           GVariant   *parameter)
+time_bar_forward_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
 {
   KmWindow *self = KM_WINDOW (widget);
+  g_autofree char *time_action = NULL;
 
-  gtk_widget_activate_action (GTK_WIDGET (self->time_bar),
-                              g_str_equal (action_name, "win.copy-keyframe")
-                              ? "time.copy-keyframe" : "time.paste-keyframe", NULL);
+  g_assert (g_str_has_prefix (action_name, "win."));
+  time_action = g_strconcat ("time.", action_name + strlen ("win."), NULL);
+  gtk_widget_activate_action (GTK_WIDGET (self->time_bar), time_action, NULL);
 }
 
 static void
@@ -2837,9 +2842,15 @@ km_window_class_init (KmWindowClass *klass)
                                    scene_camera_action);
   gtk_widget_class_install_property_action (widget_class, "win.orthographic", "orthographic");
   gtk_widget_class_install_action (widget_class, "win.copy-keyframe", NULL,
-                                   keyframe_clipboard_action);
+                                   time_bar_forward_action);
   gtk_widget_class_install_action (widget_class, "win.paste-keyframe", NULL,
-                                   keyframe_clipboard_action);
+                                   time_bar_forward_action);
+  gtk_widget_class_install_action (widget_class, "win.set-keyframe", NULL,
+                                   time_bar_forward_action);
+  gtk_widget_class_install_action (widget_class, "win.delete-keyframe", NULL,
+                                   time_bar_forward_action);
+  gtk_widget_class_install_action (widget_class, "win.toggle-playback", NULL,
+                                   time_bar_forward_action);
   gtk_widget_class_install_property_action (widget_class, "win.show-messages", "show-messages");
   gtk_widget_class_install_property_action (widget_class, "win.show-joint-axes",
                                             "show-joint-axes");
