@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -555,37 +556,124 @@ km_cli_output_path (const char *output)
   return g_str_equal (output, KM_CLI_STDOUT_NAME) ? "/dev/stdout" : output;
 }
 
-/* Whether @a and @b name the same existing file (through "./", "..", links). */
-static gboolean
-same_file (const char *a,
-           const char *b)
+/*
+ * The files a command reads, to tell whether an output is one of them: each input's path
+ * made absolute and plain ("./", ".." resolved as text, as g_file_equal() compares them)
+ * and its device and inode (through links, hard or symbolic), each looked up in a hash
+ * table: every input is stat()ed once, whatever the number of outputs.
+ */
+struct _KmCliInputSet
 {
-  g_autoptr(GFile) file_a = g_file_new_for_path (a);
-  g_autoptr(GFile) file_b = g_file_new_for_path (b);
-  GStatBuf sa, sb;
+  const char * const *inputs;   /* not owned */
+  GHashTable         *by_path;  /* canonical path → index + 1 */
+  GHashTable         *by_file;  /* "DEV:INO" → index + 1 */
+};
 
-  if (g_file_equal (file_a, file_b))
-    return TRUE;
-  return g_stat (a, &sa) == 0 && g_stat (b, &sb) == 0 &&
-         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+static char *
+canonical_path (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  return g_file_get_path (file);
 }
 
-/*
- * NULL when writing @output loses nothing, else the usage error to give before anything
- * is written: when @output is one of the @n_inputs files the command reads (@inputs: the
- * paths as given; NULL entries are skipped), or an existing file with something in it
- * that is not of one of @kinds (KM_CLI_KIND_BIT()s: what the command writes, and so may
- * replace). A model, targets file or project that the arguments put in the output's place
- * would be lost; an earlier output of the same kind only is replaced. Said as
- * "kinema-cli: OUTPUT: …". Not a regular file (a directory, a device): left to the writer.
- */
+static char *
+file_id (const char *path)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0)
+    return NULL;
+  return g_strdup_printf ("%ju:%ju", (uintmax_t) st.st_dev, (uintmax_t) st.st_ino);
+}
+
+/* @inputs (the paths as given; NULL entries are skipped) must outlive the set. */
+KmCliInputSet *
+km_cli_input_set_new (const char * const *inputs,
+                      gsize               n_inputs)
+{
+  KmCliInputSet *set = g_new0 (KmCliInputSet, 1);
+
+  set->inputs = inputs;
+  set->by_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  set->by_file = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (gsize i = 0; i < n_inputs; i++)
+    {
+      char *path, *id;
+
+      if (inputs[i] == NULL)
+        continue;
+      /* The first of several inputs that are one file is the one a message names. */
+      path = canonical_path (inputs[i]);
+      if (path != NULL && !g_hash_table_contains (set->by_path, path))
+        g_hash_table_insert (set->by_path, path, GSIZE_TO_POINTER (i + 1));
+      else
+        g_free (path);
+      id = file_id (inputs[i]);
+      if (id != NULL && !g_hash_table_contains (set->by_file, id))
+        g_hash_table_insert (set->by_file, id, GSIZE_TO_POINTER (i + 1));
+      else
+        g_free (id);
+    }
+  return set;
+}
+
+void
+km_cli_input_set_free (KmCliInputSet *set)
+{
+  if (set == NULL)
+    return;
+  g_hash_table_destroy (set->by_path);
+  g_hash_table_destroy (set->by_file);
+  g_free (set);
+}
+
+/* The first input that @output is (by its path, or an existing file by its inode), or
+ * NULL. */
+static const char *
+km_cli_input_set_find (const KmCliInputSet *set,
+                const char          *output)
+{
+  g_autofree char *path = canonical_path (output);
+  g_autofree char *id = NULL;
+  gsize by_path = path != NULL ? GPOINTER_TO_SIZE (g_hash_table_lookup (set->by_path, path)) : 0;
+  gsize by_file = 0;
+
+  if (g_hash_table_size (set->by_file) > 0 && (id = file_id (output)) != NULL)
+    by_file = GPOINTER_TO_SIZE (g_hash_table_lookup (set->by_file, id));
+  if (by_path == 0 || (by_file != 0 && by_file < by_path))
+    by_path = by_file;
+  return by_path != 0 ? set->inputs[by_path - 1] : NULL;
+}
+
+/* km_cli_check_output_file_in() for @n_inputs files @inputs: for a few outputs. */
 char *
 km_cli_check_output_file (const char         *output,
                           guint               kinds,
                           const char * const *inputs,
                           gsize               n_inputs)
 {
+  g_autoptr(KmCliInputSet) set = km_cli_input_set_new (inputs, n_inputs);
+
+  return km_cli_check_output_file_in (output, kinds, set);
+}
+
+/*
+ * NULL when writing @output loses nothing, else the usage error to give before anything
+ * is written: when @output is one of the files the command reads (@inputs,
+ * km_cli_input_set_new()), or an existing file with something in it
+ * that is not of one of @kinds (KM_CLI_KIND_BIT()s: what the command writes, and so may
+ * replace). A model, targets file or project that the arguments put in the output's place
+ * would be lost; an earlier output of the same kind only is replaced. Said as
+ * "kinema-cli: OUTPUT: …". Not a regular file (a directory, a device): left to the writer.
+ */
+char *
+km_cli_check_output_file_in (const char          *output,
+                             guint                kinds,
+                             const KmCliInputSet *inputs)
+{
   g_autoptr(GBytes) bytes = NULL;
+  const char *input;
   g_autofree char *shown = NULL;
   const KmFormat *format;
   const char *data;
@@ -596,15 +684,15 @@ km_cli_check_output_file (const char         *output,
     return NULL;
   /* Files as every message shows them (km_parse_shown_file()). */
   shown = km_parse_shown_file (output);
-  for (gsize i = 0; i < n_inputs; i++)
-    if (inputs[i] != NULL && same_file (output, inputs[i]))
-      {
-        g_autofree char *shown_input = km_parse_shown_file (inputs[i]);
+  input = km_cli_input_set_find (inputs, output);
+  if (input != NULL)
+    {
+      g_autofree char *shown_input = km_parse_shown_file (input);
 
-        /* Translators: the second %s is an input file as given */
-        return g_strdup_printf (_("%s: the output is the input file %s, which it would "
-                                  "replace: nothing was written"), shown, shown_input);
-      }
+      /* Translators: the second %s is an input file as given */
+      return g_strdup_printf (_("%s: the output is the input file %s, which it would "
+                                "replace: nothing was written"), shown, shown_input);
+    }
 
   if (!g_file_test (output, G_FILE_TEST_IS_REGULAR))
     return NULL;

@@ -2,11 +2,15 @@
  * Copyright 2026 The Kinema authors
  */
 
+/* sched_getaffinity(), CPU_COUNT() */
+#define _GNU_SOURCE
+
 #define G_LOG_DOMAIN "kinema-cli"
 
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,6 +103,12 @@ typedef struct
   SolveJump      jumps[MAX_JUMPS_SHOWN];
   guint          n_jumps;
   double         frame_rate;
+  /* The frames whose pose misses its target's position by more than the solver's
+   * tolerance (km_ik_residual_missed()), and the first of them
+   * that is a keyframe (G_MAXUINT: none): print_unreached(). */
+  guint          n_unreached;
+  guint          first_unreached_key;
+  gboolean       done;             /* under SolveShared's mutex: finished, to be printed */
 
   /* Progress, written by the worker, read by the main thread. */
   guint          n_frames;         /* atomic: frames to solve, once known */
@@ -201,6 +211,41 @@ load_skeleton (const char      *path,
       return NULL;
     }
   return result;
+}
+
+/* Whether a file can be created in the directory @dir: one is made and removed again, so
+ * that an output directory that cannot be written is said before a long solve, not after
+ * it. @saved_errno (out): why not. */
+static gboolean
+dir_is_writable (const char *dir,
+                 int        *saved_errno)
+{
+  g_autofree char *probe = g_build_filename (dir, ".kinema-cli-XXXXXX", NULL);
+  int fd = g_mkstemp (probe);
+
+  if (fd < 0)
+    {
+      *saved_errno = errno;
+      return FALSE;
+    }
+  close (fd);
+  g_unlink (probe);
+  return TRUE;
+}
+
+/* The number of processors this process may run on (its CPU affinity, as taskset or a
+ * container's cpuset limits it), else all of them. */
+static int
+default_jobs (void)
+{
+#ifdef __linux__
+  cpu_set_t set;
+
+  CPU_ZERO (&set);
+  if (sched_getaffinity (0, sizeof set, &set) == 0 && CPU_COUNT (&set) > 0)
+    return CPU_COUNT (&set);
+#endif
+  return (int) g_get_num_processors ();
 }
 
 /* Worker thread: frames come in order, possibly held back to the end of the solve. */
@@ -574,6 +619,22 @@ solve_one (SolveItem    *item,
                                                km_animation_get_n_frames (animation));
     }
   km_animation_get_stats (animation, &item->stats);
+  item->first_unreached_key = G_MAXUINT;
+  for (guint f = 0; f < km_animation_get_n_frames (animation); f++)
+    {
+      double pos_err, rot_err;
+
+      /* The position alone: the solve keeps position first, and a keyframe's orientation
+       * met on another branch is print_missed_keys()'s. */
+      if (km_animation_get_residual (animation, f, &pos_err, &rot_err)
+          && km_ik_residual_missed (pos_err, 0.0, FALSE))
+        {
+          item->n_unreached++;
+          if (item->first_unreached_key == G_MAXUINT
+              && km_target_track_find_keyframe (track, f) >= 0)
+            item->first_unreached_key = f;
+        }
+    }
   {
     const KmAnimationKeyMiss *missed = km_animation_get_missed_keys (animation,
                                                                      &item->n_missed);
@@ -618,6 +679,7 @@ solve_worker (gpointer data,
   km_parse_warnings_pop ();
 
   g_mutex_lock (&shared->mutex);
+  item->done = TRUE;
   shared->n_finished++;
   g_cond_signal (&shared->cond);
   g_mutex_unlock (&shared->mutex);
@@ -801,6 +863,43 @@ print_missed_keys (const SolveItem *item)
 }
 
 /*
+ * Warns on stderr when frames of @item's motion miss their targets (a target out of
+ * reach): how many, and the largest position error, which the stdout line's max_pos_err
+ * alone would not say. Located at the first keyframe missed when one is (at its "frame"
+ * value in the targets file), else at the targets file as the jumps are; for a model's own
+ * IK target at that target (its label).
+ */
+static void
+print_unreached (const SolveItem *item)
+{
+  const char *file = item_targets_file (item);
+  g_autofree char *location = NULL;
+  g_autofree char *text = NULL;
+
+  if (item->n_unreached == 0)
+    return;
+  if (file != NULL)
+    location = item->first_unreached_key != G_MAXUINT
+               ? km_cli_keyframe_location (file, item->first_unreached_key)
+               : km_parse_shown_file (file);
+  else
+    location = g_strdup (item->label);
+  text =
+    /* Translators: a warning of `kinema-cli solve`: a number of frames, the number of
+     * frames in all, then the largest distance in millimetres between the end effector
+     * and its target */
+    g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                  "%u of %u frames misses its target (out of reach?): the "
+                                  "end effector ends up to %.3f mm from it",
+                                  "%u of %u frames miss their targets (out of reach?): the "
+                                  "end effector ends up to %.3f mm from them",
+                                  item->n_unreached),
+                     item->n_unreached, item->stats.n_frames, item->stats.max_pos_err * 1000.0);
+  fflush (stdout);
+  km_cli_print_warning_at (location, text);
+}
+
+/*
  * Warns on stderr about each frame @item's motion jumps to (km_animation_get_jumped(): the
  * solver had to move a joint much further in that one step than around it, as where the
  * keyframe at frame 0 keeps a pose that the targets after it cannot follow on from), which
@@ -859,6 +958,37 @@ print_jumps (const SolveItem *item)
     }
 }
 
+static void print_result (const SolveItem *item,
+                          FILE            *stream);
+
+/*
+ * Main thread, @item done: its warnings or error on stderr, then its line (in argument
+ * order, a line for every item, failed or not: the others' animations are kept, and said,
+ * even when the exit status is 1), flushed. FALSE when it failed.
+ */
+static gboolean
+print_item (const SolveItem *item,
+            const char      *output)
+{
+  /* With the animation on standard output, stdout holds it alone. */
+  FILE *stream = output != NULL && km_cli_output_is_stdout (output) ? stderr : stdout;
+
+  if (item->error != NULL)
+    {
+      fflush (stdout);
+      print_error (item);
+    }
+  else
+    {
+      print_missed_keys (item);
+      print_jumps (item);
+      print_unreached (item);
+    }
+  print_result (item, stream);
+  fflush (stream);
+  return item->error == NULL;
+}
+
 /*
  * The item's stdout line: its summary, or when it failed "error=1". With several items,
  * every line ends in " targets=FILE" (" target=NAME" for a model's own IK targets), the
@@ -907,6 +1037,7 @@ km_cli_solve (int    argc,
   g_autoptr(KmBodyHandlerIkHook) ik_hook = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GHashTable) outputs = NULL;
+  g_autoptr(KmCliInputSet) inputs = NULL;
   g_autoptr(KmModelExtras) extras = NULL;
   GPtrArray *scene_targets;
   g_autofree char *output = NULL;
@@ -927,6 +1058,9 @@ km_cli_solve (int    argc,
   int status = KM_CLI_EXIT_OK;
   int ret;
   guint n_items;
+  guint n_clashes = 0;
+  guint n_printed = 0;
+  gpointer first;
   const GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("Write the animation to FILE, or the animations into DIRECTORY"), N_("FILE|DIRECTORY") },
@@ -1151,20 +1285,41 @@ km_cli_solve (int    argc,
                                          : output_format == OUTPUT_BODY_MOTION ? "animation.seq"
                                                                                : "animation.json");
 
-      if (!g_hash_table_add (outputs, items[i].output_path))
+      if (g_hash_table_lookup_extended (outputs, items[i].output_path, NULL, &first))
         {
-          g_autofree char *message =
-            g_strdup_printf (_("two targets files would both be written to %s"),
-                             items[i].output_path);
+          const SolveItem *other = &items[GPOINTER_TO_UINT (first) - 1];
+          g_autofree char *message = NULL;
+          g_autofree char *shown_output = km_parse_shown_file (items[i].output_path);
+          g_autofree char *shown_a = km_parse_shown_file (other->line_value);
+          g_autofree char *shown_b = km_parse_shown_file (items[i].line_value);
 
-          for (guint j = 0; j <= i; j++)
-            solve_item_clear (&items[j]);
-          return km_cli_usage_error (NULL, message);
+          /* Every clash is said, each naming both inputs, before the command ends. */
+          if (scene_targets != NULL)
+            /* Translators: an output file, then the names of two IK targets of the model */
+            message = g_strdup_printf (_("%s: the IK targets “%s” and “%s” would both be "
+                                         "written there: nothing was written"),
+                                       shown_output, shown_a, shown_b);
+          else
+            /* Translators: an output file, then two targets files as given */
+            message = g_strdup_printf (_("%s: the targets files %s and %s would both be "
+                                         "written there: nothing was written (give them "
+                                         "different names)"), shown_output, shown_a, shown_b);
+          km_cli_usage_error (NULL, message);
+          n_clashes++;
         }
+      else
+        g_hash_table_insert (outputs, items[i].output_path, GUINT_TO_POINTER (i + 1));
+    }
+  if (n_clashes > 0)
+    {
+      for (guint j = 0; j < n_items; j++)
+        solve_item_clear (&items[j]);
+      return KM_CLI_EXIT_USAGE;
     }
   /* No animation over an input, nor over a file of another kind, by its name or by what
    * it holds (as `convert` and `bench-ik` refuse them): all checked before anything is
-   * created or written. */
+   * created or written, each input stat()ed once (thousands of files are a batch). */
+  inputs = km_cli_input_set_new ((const char * const *) argv + 1, (gsize) argc - 1);
   for (guint i = 0; i < n_items; i++)
     {
       guint kinds = KM_CLI_KIND_BIT (KM_FILE_KIND_ANIMATION) |
@@ -1175,8 +1330,7 @@ km_cli_solve (int    argc,
                                                            written);
 
       if (message == NULL)
-        message = km_cli_check_output_file (items[i].output_path, kinds,
-                                            (const char * const *) argv + 1, (gsize) argc - 1);
+        message = km_cli_check_output_file_in (items[i].output_path, kinds, inputs);
       if (message != NULL)
         {
           for (guint j = 0; j < n_items; j++)
@@ -1188,6 +1342,7 @@ km_cli_solve (int    argc,
    * file's folder, made now, so that a write cannot fail for it after a long solve. */
   {
     g_autofree char *dir = NULL;
+    int write_errno = 0;
 
     if (output_is_dir)
       dir = g_strdup (output != NULL ? output : ".");
@@ -1203,10 +1358,24 @@ km_cli_solve (int    argc,
           solve_item_clear (&items[j]);
         return KM_CLI_EXIT_INVALID;
       }
+    if (dir != NULL && !dir_is_writable (dir, &write_errno))
+      {
+        g_autofree char *shown_dir = km_parse_shown_file (dir);
+
+        /* Said before the solve, not after it; the prefix is never translated. */
+        fprintf (stderr, "kinema-cli: %s: ", shown_dir);
+        /* Translators: %s is the system's reason, e.g. "Permission denied" */
+        fprintf (stderr, _("cannot create files in this directory (%s): nothing was solved "
+                           "or written"), g_strerror (write_errno));
+        fputc ('\n', stderr);
+        for (guint j = 0; j < n_items; j++)
+          solve_item_clear (&items[j]);
+        return KM_CLI_EXIT_INVALID;
+      }
   }
 
   if (jobs == G_MININT)
-    jobs = (int) g_get_num_processors ();
+    jobs = default_jobs ();
   jobs = (int) MIN ((guint) jobs, n_items);
 
   shared.skeleton = skeleton;
@@ -1240,10 +1409,30 @@ km_cli_solve (int    argc,
     g_thread_pool_push (pool, &items[i], NULL);
 
   g_mutex_lock (&shared.mutex);
-  while (shared.n_finished < n_items)
+  while (n_printed < n_items)
     {
       gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 10;
 
+      /* Each file's lines as soon as it and every file before it are done: an interrupted
+       * batch has said what it wrote. */
+      if (items[n_printed].done)
+        {
+          guint n_ready = n_printed;
+
+          /* Those done now (their results written before, under the mutex), said
+           * without it. */
+          while (n_ready < n_items && items[n_ready].done)
+            n_ready++;
+          g_mutex_unlock (&shared.mutex);
+          /* The progress line erased; only this thread draws it again. */
+          km_cli_progress_hold ();
+          km_cli_progress_release ();
+          for (; n_printed < n_ready; n_printed++)
+            if (!print_item (&items[n_printed], output))
+              status = KM_CLI_EXIT_INVALID;
+          g_mutex_lock (&shared.mutex);
+          continue;
+        }
       g_cond_wait_until (&shared.cond, &shared.mutex, deadline);
       if (show_progress)
         {
@@ -1260,25 +1449,7 @@ km_cli_solve (int    argc,
   g_mutex_clear (&shared.mutex);
   g_cond_clear (&shared.cond);
 
-  /* In argument order, a line for every item, failed or not: the others' animations are
-   * kept (and said) even when the exit status is 1. */
   for (guint i = 0; i < n_items; i++)
-    {
-      if (items[i].error != NULL)
-        {
-          fflush (stdout);
-          print_error (&items[i]);
-          status = KM_CLI_EXIT_INVALID;
-        }
-      else
-        {
-          print_missed_keys (&items[i]);
-          print_jumps (&items[i]);
-        }
-      /* With the animation on standard output, stdout holds it alone. */
-      print_result (&items[i], output != NULL && km_cli_output_is_stdout (output) ? stderr
-                                                                                 : stdout);
-      solve_item_clear (&items[i]);
-    }
+    solve_item_clear (&items[i]);
   return status;
 }

@@ -105,6 +105,16 @@ char *km_cli_check_output_file (const char         *output,
                                 guint               kinds,
                                 const char * const *inputs,
                                 gsize               n_inputs);
+/* The files a command reads, each stat()ed once: for checking many outputs against them
+ * (km_cli_check_output_file_in()). */
+typedef struct _KmCliInputSet KmCliInputSet;
+KmCliInputSet *km_cli_input_set_new (const char * const *inputs,
+                                     gsize               n_inputs);
+void  km_cli_input_set_free (KmCliInputSet *set);
+char *km_cli_check_output_file_in (const char          *output,
+                                   guint                kinds,
+                                   const KmCliInputSet *inputs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (KmCliInputSet, km_cli_input_set_free)
 /* The progress line on a terminal (km-cli-progress.c): begin (TRUE when stderr is a
  * terminal, else every call does nothing), draw it over as often as wanted, end (erased).
  * Anything else printed meanwhile, from any thread, goes between hold (the line erased,
