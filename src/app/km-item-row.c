@@ -311,10 +311,11 @@ km_item_row_get_tooltip (KmItemRow *self)
  * @joint: the joint's index in the skeleton
  * @name: the joint's name
  *
- * A row for one joint of a body, listed under the body's row or under a branching
- * ancestor joint's row (the item tree indents only where the skeleton branches). It is no
- * item of the project (nothing is saved for it): km_item_row_get_item gives the body,
- * km_item_row_get_children the (empty) store of the joint rows listed under it.
+ * A row for one joint of a body, listed under the body's row, under a branching joint's
+ * row or in its branch's head row (the item tree indents only where the skeleton branches,
+ * each branch one row). It is no item of the project (nothing is saved for it):
+ * km_item_row_get_item gives the body, km_item_row_get_children the (empty) store of the
+ * joint rows listed under it.
  */
 KmItemRow *
 km_item_row_new_joint (KmItem     *body,

@@ -19,8 +19,9 @@ G_DECLARE_FINAL_TYPE (KmItemRow, km_item_row, KM, ITEM_ROW, GObject)
  * the item) as properties the row template binds to; `name` and `is-checked` follow the
  * item. Its tooltip (km_item_row_get_tooltip) is built when the tree's query-tooltip asks.
  * Joint rows (km_item_row_new_joint) list the joints of the current body under it as the
- * skeleton's hierarchy, indented only where it branches (a branching joint's row holds the
- * rows listed under it); they have no check box (`is-item` is FALSE).
+ * skeleton's hierarchy, indented only where it branches (a branching joint's row holds its
+ * children's rows, and each child's row the rest of its branch's run); they have no check
+ * box (`is-item` is FALSE).
  */
 
 KmItemRow  *km_item_row_new           (KmItem    *item);

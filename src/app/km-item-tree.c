@@ -31,13 +31,14 @@
  * project's selection, and selecting one body makes it the current body.
  *
  * The joints of the current body are listed under it as the skeleton's hierarchy, where only
- * branching indents (joint_lists): a joint that is its parent's only child is listed right
- * after its parent, at its depth, so a serial chain (an arm, a leg) is one flat run; the
- * children of a joint with several are listed under its row, each one's own run flat again
- * there. These rows are not project items and are not saved. Selection is one thing: a
- * joint selected here is the document's selected joint, and a joint or item selected
- * elsewhere (the scene, the joint panel) is selected here. A selected joint stands for its
- * body: the project selection then holds the body.
+ * branching indents (joint_lists): the root joint's serial run (each joint its parent's only
+ * child) is one flat run under the body, so a serial arm or snake is all on one level; the
+ * children of a joint with several (the branch heads) are rows under its row, and each
+ * branch head's own run is listed inside the head's row, flat there, so every branch (an
+ * arm, a leg) is one collapsible row. These rows are not project items and are not saved.
+ * Selection is one thing: a joint selected here is the document's selected joint, and a
+ * joint or item selected elsewhere (the scene, the joint panel) is selected here. A selected
+ * joint stands for its body: the project selection then holds the body.
  *
  * Item rows open expanded. Joint rows open as the Skeleton tab's outline does, counting the
  * rows this tree shows (joint_rows_expansion): all of a small skeleton's, only the first
@@ -281,9 +282,12 @@ row_fits (KmItemRow *row,
          == (n_children == 0);
 }
 
-/* Where the tree lists each of @skeleton's joints, so that only branching indents: a joint
- * that is its parent's only child in its parent's list (right after it: the joints are in
- * preorder), any other joint in its parent's row, a root joint in the body's list.
+/* Where the tree lists each of @skeleton's joints, so that only branching indents and each
+ * branch is a row of its own: the children of a joint with several children (branch heads)
+ * in that joint's row, and a branch head's serial run (its descendants that are their
+ * parent's only child, down to the next branching) in the head's row, flat there. The root
+ * joint and its own serial run are in the body's list. A joint that is its parent's only
+ * child comes right after its parent in its list: the joints are in preorder.
  *
  * Returns: (transfer full): for each joint, the joint whose row lists it, or the number of
  *   joints for the body's list */
@@ -292,6 +296,7 @@ joint_lists (const KmSkeleton *skeleton)
 {
   guint n_joints = skeleton ? km_skeleton_get_n_joints (skeleton) : 0;
   g_autofree guint *n_children = g_new0 (guint, n_joints + 1);
+  g_autofree gboolean *head = g_new0 (gboolean, n_joints + 1);   /* a branch head */
   guint *list = g_new (guint, n_joints + 1);
 
   for (guint i = 0; i < n_joints; i++)
@@ -306,10 +311,15 @@ joint_lists (const KmSkeleton *skeleton)
 
       if (parent < 0 || (guint) parent >= i)
         list[i] = n_joints;
-      else if (n_children[parent] == 1)
-        list[i] = list[parent];
-      else
+      else if (n_children[parent] > 1)
+        {
+          list[i] = (guint) parent;
+          head[i] = TRUE;
+        }
+      else if (head[parent])
         list[i] = (guint) parent;
+      else
+        list[i] = list[parent];
     }
   list[n_joints] = n_joints;
   return list;
@@ -367,9 +377,9 @@ joint_rows_expansion (const KmSkeleton *skeleton,
 }
 
 /* Fills @body's joint rows with @skeleton's joints (none for NULL) as joint_lists() lists
- * them: in @body's store or in a branching joint's row's. A joint keeps its row (and its
- * expansion) while it keeps having child rows or none, and either its name (edits before it
- * move its index) or its index (a rename). */
+ * them: in @body's store, a branching joint's row's or a branch head's. A joint keeps its
+ * row (and its expansion) while it keeps having child rows or none, and either its name
+ * (edits before it move its index) or its index (a rename). */
 static void
 fill_joint_rows (KmItem     *body,
                  KmSkeleton *skeleton)

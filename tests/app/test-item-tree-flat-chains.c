@@ -18,9 +18,10 @@
 /*
  * The Items tree indents only where the skeleton branches, under Xvfb. A serial chain (an
  * arm, a snake) was indented one level per joint, so a 7-DOF arm's or a 16-joint snake's
- * last joints were pushed off the side panel and their names cut short. Now a joint that
- * is its parent's only child is listed at its parent's depth, and the children of a joint
- * with several are indented one level under it, each child's run flat again there.
+ * last joints were pushed off the side panel and their names cut short. Now the root
+ * joint's serial run is flat under the body; the children of a joint with several (branch
+ * heads) are indented one level under it, and each head's own run is listed in the head's
+ * row, flat there, so each branch (an arm, a leg) is one collapsible row.
  */
 
 #define N_CHAIN 16
@@ -294,9 +295,13 @@ test_chain_is_flat (Fixture       *f,
   g_assert_cmpint (gtk_widget_get_width (label), >=, natural);
 }
 
-/* Only the branch indents: base, trunk and hip in one run, each of the hip's children one
- * level under it with its own run flat. The hip's row collapses its branches, and a joint
- * selected in a collapsed branch opens it again; a selected row selects its joint. */
+/* Only branching indents, and each branch is a row of its own: base, trunk and hip in one
+ * run under the body; the hip's children, the heads of its branches, one level under it;
+ * and each head's run in the head's row, flat there. With every branch's run flat at the
+ * hip's children's level (as it was), the left run went straight on into right_a with
+ * nothing to show where one branch ends and the next begins. The hip's row collapses its
+ * branches, a head's row its run, and a joint selected in a collapsed branch opens it
+ * again; a selected row selects its joint. */
 static void
 test_branches_indent (Fixture       *f,
                       gconstpointer  data)
@@ -305,27 +310,54 @@ test_branches_indent (Fixture       *f,
   GtkSelectionModel *selection = km_item_tree_get_selection_model (f->tree);
   g_autofree char *lines = joint_rows (f);
   g_autoptr(GtkTreeListRow) hip = NULL;
+  g_autoptr(GtkTreeListRow) left_a = NULL;
+  g_autoptr(GtkTreeListRow) right_a = NULL;
   g_autoptr(GtkTreeListRow) row = NULL;
   g_autoptr(GtkTreeListRow) parent = NULL;
   g_autofree char *collapsed = NULL;
 
   g_assert_cmpstr (lines, ==,
-                   "1:base\n1:trunk\n1:hip\n2:left_a\n2:left_b\n2:left_c\n2:right_a\n2:right_b\n");
+                   "1:base\n1:trunk\n1:hip\n2:left_a\n3:left_b\n3:left_c\n"
+                   "2:right_a\n3:right_b\n");
   g_assert_cmpfloat (label_x (f, "trunk"), ==, label_x (f, "base"));
   g_assert_cmpfloat (label_x (f, "left_a"), >, label_x (f, "hip"));
-  g_assert_cmpfloat (label_x (f, "left_c"), ==, label_x (f, "left_a"));
-  g_assert_cmpfloat (label_x (f, "right_b"), ==, label_x (f, "left_a"));
+  g_assert_cmpfloat (label_x (f, "left_b"), >, label_x (f, "left_a"));
+  g_assert_cmpfloat (label_x (f, "left_c"), ==, label_x (f, "left_b"));
+  g_assert_cmpfloat (label_x (f, "right_a"), ==, label_x (f, "left_a"));
+  g_assert_cmpfloat (label_x (f, "right_b"), ==, label_x (f, "left_b"));
 
   hip = joint_row (f, "hip");
   g_assert_true (gtk_tree_list_row_is_expandable (hip));
   g_assert_true (gtk_tree_list_row_get_expanded (hip));
+  left_a = joint_row (f, "left_a");
+  g_assert_true (gtk_tree_list_row_is_expandable (left_a));
+  g_assert_true (gtk_tree_list_row_get_expanded (left_a));
+  parent = gtk_tree_list_row_get_parent (left_a);
+  g_assert_true (parent == hip);
+  g_clear_object (&parent);
   row = joint_row (f, "left_c");
   parent = gtk_tree_list_row_get_parent (row);
-  g_assert_true (parent == hip);
+  g_assert_true (parent == left_a);
+  g_assert_false (gtk_tree_list_row_is_expandable (row));
+  g_clear_object (&parent);
+  g_clear_object (&row);
+  right_a = joint_row (f, "right_a");
+  g_assert_true (gtk_tree_list_row_is_expandable (right_a));
+  row = joint_row (f, "right_b");
+  parent = gtk_tree_list_row_get_parent (row);
+  g_assert_true (parent == right_a);
+  g_clear_object (&parent);
   g_clear_object (&row);
   row = joint_row (f, "trunk");
   g_assert_false (gtk_tree_list_row_is_expandable (row));
   g_clear_object (&row);
+
+  /* A branch collapses on its own: where it ends, the next one begins */
+  gtk_tree_list_row_set_expanded (left_a, FALSE);
+  collapsed = joint_rows (f);
+  g_assert_cmpstr (collapsed, ==, "1:base\n1:trunk\n1:hip\n2:left_a\n2:right_a\n3:right_b\n");
+  g_clear_pointer (&collapsed, g_free);
+  g_clear_object (&left_a);
 
   gtk_tree_list_row_set_expanded (hip, FALSE);
   collapsed = joint_rows (f);
@@ -334,12 +366,16 @@ test_branches_indent (Fixture       *f,
   km_document_set_selected_joint (f->document, km_skeleton_find_joint (skeleton, "left_c"));
   test_app_spin ();
   g_assert_true (gtk_tree_list_row_get_expanded (hip));
+  left_a = joint_row (f, "left_a");
+  g_assert_nonnull (left_a);
+  g_assert_true (gtk_tree_list_row_get_expanded (left_a));
   row = joint_row (f, "left_c");
   g_assert_nonnull (row);
   g_assert_true (gtk_selection_model_is_selected (selection, gtk_tree_list_row_get_position (row)));
   g_clear_object (&row);
 
   row = joint_row (f, "right_b");
+  g_assert_nonnull (row);
   g_assert_true (gtk_selection_model_select_item (selection, gtk_tree_list_row_get_position (row),
                                                   TRUE));
   g_assert_cmpint (km_document_get_selected_joint (f->document), ==,

@@ -19,8 +19,9 @@
 /*
  * The item tree lists the current body's joints as the skeleton's hierarchy, under Xvfb:
  * skeleton-mimic.json is Base with Pinion (which has Free), Rack and Idler. Only branching
- * indents: Pinion, Rack and Idler are under Base, Free (Pinion's only child) right after
- * Pinion at its depth (test-item-tree-flat-chains has the long chains). A joint selected
+ * indents, each branch one row: Pinion, Rack and Idler (Base's branches) are under Base,
+ * Free (the rest of Pinion's branch) in Pinion's row (test-item-tree-flat-chains has the
+ * long chains). A joint selected
  * in the document expands the rows above it and selects its row; a selected row selects its
  * joint; structural edits keep the rows in step with the skeleton.
  */
@@ -259,23 +260,23 @@ test_hierarchy (Fixture       *f,
   g_autofree char *under_base = NULL;
   g_autofree char *under_pinion = NULL;
 
-  /* Rows start expanded: the whole hierarchy, in the skeleton's preorder; Free, Pinion's
-   * only child, at Pinion's depth */
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n2:Free\n2:Rack\n2:Idler\n");
+  /* Rows start expanded: the whole hierarchy, in the skeleton's preorder; Free, the rest of
+   * the branch Pinion heads, in Pinion's row */
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n2:Rack\n2:Idler\n");
   /* One root joint under the body */
   g_assert_cmpstr (top, ==, "Base\n");
 
   base = joint_row (f, "Base");
   g_assert_true (gtk_tree_list_row_is_expandable (base));
-  g_assert_cmpuint (g_list_model_get_n_items (gtk_tree_list_row_get_children (base)), ==, 4);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_tree_list_row_get_children (base)), ==, 3);
   under_base = child_joints (base);
-  g_assert_cmpstr (under_base, ==, "Pinion\nFree\nRack\nIdler\n");
+  g_assert_cmpstr (under_base, ==, "Pinion\nRack\nIdler\n");
 
-  /* A joint with one child lists nothing under it: no expander */
+  /* A branch head lists its branch's run in its row */
   pinion = joint_row (f, "Pinion");
-  g_assert_false (gtk_tree_list_row_is_expandable (pinion));
+  g_assert_true (gtk_tree_list_row_is_expandable (pinion));
   under_pinion = child_joints (pinion);
-  g_assert_cmpstr (under_pinion, ==, "");
+  g_assert_cmpstr (under_pinion, ==, "Free\n");
   pinion_parent = gtk_tree_list_row_get_parent (pinion);
   g_assert_true (pinion_parent == base);
 
@@ -285,7 +286,7 @@ test_hierarchy (Fixture       *f,
   g_assert_null (gtk_tree_list_row_get_children (free_row));
   g_clear_object (&pinion_parent);
   pinion_parent = gtk_tree_list_row_get_parent (free_row);
-  g_assert_true (pinion_parent == base);
+  g_assert_true (pinion_parent == pinion);
   assert_rows_match_skeleton (f);
 }
 
@@ -452,17 +453,19 @@ test_structural_edits (Fixture       *f,
   g_autofree char *under = NULL;
   KmSkeleton *next;
 
-  /* A child of a leaf: listed right after it, at its depth; the leaf gets no expander */
+  /* A child of a leaf that heads a branch of Base: listed in the leaf's row, which gets an
+   * expander (a new row) */
   next = km_skeleton_edit_add_child (km_document_get_skeleton (f->document),
                                      (guint) find (f, "Idler"), "Gear", KM_JOINT_REVOLUTE,
                                      km_vec3 (0.1, 0, 0), NULL, &error);
   edit (f, next, error, "Add Joint");
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n2:Free\n2:Rack\n2:Idler\n2:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n2:Rack\n2:Idler\n3:Gear\n");
   idler = joint_row (f, "Idler");
-  g_assert_false (gtk_tree_list_row_is_expandable (idler));
+  g_assert_true (gtk_tree_list_row_is_expandable (idler));
+  g_assert_true (gtk_tree_list_row_get_expanded (idler));
   under = child_joints (idler);
-  g_assert_cmpstr (under, ==, "");
+  g_assert_cmpstr (under, ==, "Gear\n");
   /* Pinion is untouched: the same row */
   pinion_after = joint_row (f, "Pinion");
   g_assert_true (pinion_after == pinion);
@@ -477,7 +480,7 @@ test_structural_edits (Fixture       *f,
   edit (f, next, error, "Add Joint");
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Rack\n2:Idler\n2:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Rack\n2:Idler\n3:Gear\n");
   g_clear_object (&pinion);
   pinion = joint_row (f, "Pinion");
   g_assert_true (gtk_tree_list_row_is_expandable (pinion));
@@ -494,19 +497,20 @@ test_structural_edits (Fixture       *f,
   edit (f, next, error, "Rename Joint");
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n2:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n3:Gear\n");
   assert_rows_match_skeleton (f);
 
-  /* Delete: Pinion has one child again, listed after it, and no expander */
+  /* Delete: Pinion has one child again, still in Pinion's row (Pinion heads a branch of
+   * Base), which keeps its expander */
   next = km_skeleton_edit_delete (km_document_get_skeleton (f->document),
                                   (guint) find (f, "Cam"), &error);
   edit (f, next, error, "Delete Joint");
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n2:Free\n2:Slider\n2:Idler\n2:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n2:Slider\n2:Idler\n3:Gear\n");
   g_clear_object (&pinion_after);
   pinion_after = joint_row (f, "Pinion");
-  g_assert_false (gtk_tree_list_row_is_expandable (pinion_after));
+  g_assert_true (gtk_tree_list_row_is_expandable (pinion_after));
   g_clear_object (&pinion_after);
   assert_rows_match_skeleton (f);
 
@@ -516,7 +520,7 @@ test_structural_edits (Fixture       *f,
   test_app_spin ();
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n2:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Pinion\n3:Free\n3:Cam\n2:Slider\n2:Idler\n3:Gear\n");
   assert_rows_match_skeleton (f);
 
   /* A renamed joint keeps its row, collapsed as it was, under its new name */
@@ -528,7 +532,7 @@ test_structural_edits (Fixture       *f,
   edit (f, next, error, "Rename Joint");
   g_free (lines);
   lines = joint_rows (f);
-  g_assert_cmpstr (lines, ==, "1:Base\n2:Drive\n2:Slider\n2:Idler\n2:Gear\n");
+  g_assert_cmpstr (lines, ==, "1:Base\n2:Drive\n2:Slider\n2:Idler\n3:Gear\n");
   g_clear_object (&pinion_after);
   pinion_after = joint_row (f, "Drive");
   g_assert_true (pinion_after == pinion);
