@@ -23,6 +23,7 @@ struct _KmMessageView
   /* Owned */
   KmDocument        *document;
   GSignalGroup      *messages_signals;
+  GtkWidget         *last_row;      /* weak: the row that had the focus last */
 };
 
 enum {
@@ -122,11 +123,106 @@ row_in_view (KmMessageView *self)
   return partly;
 }
 
+/* The row of the list at or above @widget (NULL where @widget is in none). */
+static GtkWidget *
+row_of (KmMessageView *self,
+        GtkWidget     *widget)
+{
+  GtkWidget *list = GTK_WIDGET (self->list_view);
+
+  for (GtkWidget *w = widget; w != NULL && w != list; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_parent (w) == list)
+      return w;
+  return NULL;
+}
+
+/* Whether @row shows, at least in part, in the scrolled window. */
+static gboolean
+row_shows (KmMessageView *self,
+           GtkWidget     *row)
+{
+  GtkWidget *scroller = GTK_WIDGET (self->scroller);
+  graphene_rect_t bounds;
+
+  return gtk_widget_get_mapped (row) && gtk_widget_get_child_visible (row)
+         && gtk_widget_compute_bounds (row, scroller, &bounds)
+         && bounds.origin.y + bounds.size.height > 0
+         && bounds.origin.y < gtk_widget_get_height (scroller);
+}
+
+/* Scrolls the list so that all of @row is in view (its top, where it is taller). */
+static void
+scroll_row_into_view (KmMessageView *self,
+                      GtkWidget     *row)
+{
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (self->scroller);
+  int height = gtk_widget_get_height (GTK_WIDGET (self->scroller));
+  graphene_rect_t bounds;
+  double top, bottom;
+
+  if (!gtk_widget_compute_bounds (row, GTK_WIDGET (self->scroller), &bounds))
+    return;
+  top = bounds.origin.y;
+  bottom = top + bounds.size.height;
+  if (top < 0)
+    gtk_adjustment_set_value (adj, gtk_adjustment_get_value (adj) + top);
+  else if (bottom > height)
+    gtk_adjustment_set_value (adj, gtk_adjustment_get_value (adj) + MIN (top, bottom - height));
+}
+
+/*
+ * Tab comes into the list: to the row that had the focus last, while it is in view, else to
+ * the first row in view, scrolled wholly into view. (GTK 4.8's list view goes back to its
+ * focus row even where that is scrolled away, out of sight, or, where it had none, keeps the
+ * focus where it was.)
+ */
+static gboolean
+enter_list (KmMessageView *self)
+{
+  GtkWidget *row = self->last_row;
+
+  if (row == NULL || gtk_widget_get_parent (row) != GTK_WIDGET (self->list_view)
+      || !gtk_widget_get_focusable (row) || !row_shows (self, row))
+    row = row_in_view (self);
+  if (row == NULL || !gtk_widget_grab_focus (row))
+    return FALSE;
+  scroll_row_into_view (self, row);
+  return TRUE;
+}
+
+/* Keeps the row with the focus, to come back to. */
+static void
+focus_widget_changed_cb (KmMessageView *self,
+                         GParamSpec    *pspec,
+                         GtkRoot       *root)
+{
+  GtkWidget *row = row_of (self, gtk_root_get_focus (root));
+
+  if (row != NULL)
+    g_set_weak_pointer (&self->last_row, row);
+}
+
+static void
+km_message_view_root (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (km_message_view_parent_class)->root (widget);
+  g_signal_connect_object (gtk_widget_get_root (widget), "notify::focus-widget",
+                           G_CALLBACK (focus_widget_changed_cb), widget, G_CONNECT_SWAPPED);
+}
+
+static void
+km_message_view_unroot (GtkWidget *widget)
+{
+  g_signal_handlers_disconnect_by_func (gtk_widget_get_root (widget), focus_widget_changed_cb,
+                                        widget);
+  GTK_WIDGET_CLASS (km_message_view_parent_class)->unroot (widget);
+}
+
 /*
  * The list of messages is one Tab stop: Tab comes to one of its rows (the lines' texts take
  * no focus), ↑/↓ go from row to row, and Tab leaves the list (GtkListView does that from a
- * row). GTK 4.8's list view makes every row a Tab stop, and coming to it where it had no
- * row with the focus before, it keeps the focus where it was; the view leads Tab itself.
+ * row). GTK 4.8's list view makes every row a Tab stop; the view leads Tab itself: the
+ * buttons above the list, then the list, and back.
  */
 static gboolean
 km_message_view_focus (GtkWidget        *widget,
@@ -134,35 +230,50 @@ km_message_view_focus (GtkWidget        *widget,
 {
   KmMessageView *self = KM_MESSAGE_VIEW (widget);
   GtkWidget *list = GTK_WIDGET (self->list_view);
+  GtkWidget *above = gtk_widget_get_prev_sibling (GTK_WIDGET (self->scroller));
   GtkRoot *root = gtk_widget_get_root (widget);
   GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
   gboolean within = focus != NULL && gtk_widget_is_ancestor (focus, widget);
-  gboolean tab = direction == GTK_DIR_TAB_FORWARD || direction == GTK_DIR_TAB_BACKWARD;
-  GtkWidget *row;
 
-  if (!tab || !gtk_widget_is_drawable (list))
+  if ((direction != GTK_DIR_TAB_FORWARD && direction != GTK_DIR_TAB_BACKWARD)
+      || !gtk_widget_is_drawable (list))
     return GTK_WIDGET_CLASS (km_message_view_parent_class)->focus (widget, direction);
   /* From a row (GTK 4.8's list view would go on to the next row): out of the list, to the
    * buttons above it or on past the view. */
   if (focus != NULL && gtk_widget_is_ancestor (focus, list))
-    {
-      GtkWidget *above = gtk_widget_get_prev_sibling (GTK_WIDGET (self->scroller));
+    return direction == GTK_DIR_TAB_BACKWARD && above != NULL
+           && gtk_widget_child_focus (above, direction);
 
-      return direction == GTK_DIR_TAB_BACKWARD && above != NULL
-             && gtk_widget_child_focus (above, direction);
-    }
+  /* Forward: the buttons (from the first, or on from the one with the focus), the list. */
+  if (direction == GTK_DIR_TAB_FORWARD)
+    return (above != NULL && gtk_widget_child_focus (above, direction))
+           || enter_list (self);
+  /* Backward from a button: the one before it, else on out of the view. */
+  if (within)
+    return above != NULL && gtk_widget_child_focus (above, direction);
+  /* Backward from below: the list, then the buttons. */
+  return enter_list (self)
+         || (above != NULL && gtk_widget_child_focus (above, direction));
+}
 
-  /* Shift+Tab from below comes to the list before the buttons above it. */
-  if (direction == GTK_DIR_TAB_BACKWARD && !within
-      && (row = row_in_view (self)) != NULL && gtk_widget_grab_focus (row))
-    return TRUE;
-  /* The list view says it took the focus where it has no row to give it (the focus stays
-   * where it was): that is no move. */
-  if (GTK_WIDGET_CLASS (km_message_view_parent_class)->focus (widget, direction)
-      && (root == NULL || gtk_root_get_focus (root) != focus))
-    return TRUE;
-  return direction == GTK_DIR_TAB_FORWARD && (row = row_in_view (self)) != NULL
-         && gtk_widget_grab_focus (row);
+/*
+ * A press on a line focuses its row, so that the keys that follow go to the list (↑/↓,
+ * Ctrl+C) rather than to where the focus was: the line's text takes the press (a drag selects
+ * in it) but, taking no focus, it keeps GTK's row from taking the focus either. This comes
+ * before the text, and claims nothing: the drag still selects.
+ */
+static void
+list_pressed_cb (KmMessageView   *self,
+                 int              n_press,
+                 double           x,
+                 double           y,
+                 GtkGestureClick *gesture)
+{
+  GtkWidget *list = GTK_WIDGET (self->list_view);
+  GtkWidget *row = row_of (self, gtk_widget_pick (list, x, y, GTK_PICK_DEFAULT));
+
+  if (row != NULL && gtk_widget_get_focusable (row) && !gtk_widget_has_focus (row))
+    gtk_widget_grab_focus (row);
 }
 
 /* The labels of @widget and below, in order, into @labels. */
@@ -192,7 +303,7 @@ copy_line_action (GtkWidget  *widget,
   GtkRoot *root = gtk_widget_get_root (widget);
   GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
   g_autoptr(GPtrArray) labels = g_ptr_array_new ();
-  GtkWidget *row = NULL;
+  GtkWidget *row;
   int start, end;
 
   collect_labels (list, labels);
@@ -207,9 +318,7 @@ copy_line_action (GtkWidget  *widget,
         return;
       }
 
-  for (GtkWidget *w = focus; w != NULL && w != list; w = gtk_widget_get_parent (w))
-    if (gtk_widget_get_parent (w) == list)
-      row = w;
+  row = row_of (self, focus);
   if (row == NULL)
     return;
   g_ptr_array_set_size (labels, 0);
@@ -235,6 +344,7 @@ km_message_view_dispose (GObject *object)
     g_signal_group_set_target (self->messages_signals, NULL);
   g_clear_object (&self->messages_signals);
   g_clear_object (&self->document);
+  g_clear_weak_pointer (&self->last_row);
   gtk_widget_dispose_template (GTK_WIDGET (self), KM_TYPE_MESSAGE_VIEW);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
     gtk_widget_unparent (child);
@@ -288,6 +398,8 @@ km_message_view_class_init (KmMessageViewClass *klass)
   object_class->get_property = km_message_view_get_property;
   object_class->set_property = km_message_view_set_property;
   widget_class->focus = km_message_view_focus;
+  widget_class->root = km_message_view_root;
+  widget_class->unroot = km_message_view_unroot;
 
   properties[PROP_DOCUMENT] =
     g_param_spec_object ("document", NULL, NULL, KM_TYPE_DOCUMENT,
@@ -315,7 +427,14 @@ km_message_view_class_init (KmMessageViewClass *klass)
 static void
 km_message_view_init (KmMessageView *self)
 {
+  GtkGesture *press;
+
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  press = gtk_gesture_click_new ();
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (press), GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (press, "pressed", G_CALLBACK (list_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->list_view), GTK_EVENT_CONTROLLER (press));
 
   self->messages_signals = g_signal_group_new (G_TYPE_LIST_MODEL);
   g_signal_group_connect_swapped (self->messages_signals, "items-changed",
