@@ -81,6 +81,7 @@ struct _KmEffectorFields
 
   KmUnit         length;
   guint          showing;         /* > 0 while the fields are set from the document */
+  guint          applying;        /* > 0 while a typed value's answer is applied */
   gboolean       position_only;
 };
 
@@ -89,6 +90,7 @@ enum
   PROP_0,
   PROP_DOCUMENT,
   PROP_LENGTH_UNIT,
+  PROP_BUSY,
   N_PROPS
 };
 
@@ -191,6 +193,21 @@ configure_fields (KmEffectorFields *self)
   gtk_label_set_text (self->orientation_heading, orientation);
 }
 
+/* A field that only shows its value: no text to type, its +/− buttons insensitive (they
+ * would change nothing), @why in its tooltip. */
+static void
+set_field_read_only (GtkSpinButton *spin,
+                     gboolean       read_only,
+                     const char    *why)
+{
+  gtk_editable_set_editable (GTK_EDITABLE (spin), !read_only);
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (spin)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_BUTTON (child))
+      gtk_widget_set_sensitive (child, !read_only);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (spin), read_only ? why : NULL);
+}
+
 /* Shows the end effector's pose in the pose shown, or why there is none to show. */
 static void
 refresh (KmEffectorFields *self)
@@ -240,7 +257,11 @@ refresh (KmEffectorFields *self)
 
   self->position_only = targets != NULL && km_target_track_get_position_only (targets);
   for (guint i = FIELD_ROLL; i <= FIELD_YAW; i++)
-    gtk_editable_set_editable (GTK_EDITABLE (self->fields[i]), !self->position_only);
+    set_field_read_only (self->fields[i], self->position_only,
+                         /* Translators: tooltip of the end effector's roll, pitch and yaw
+                          * fields when they only show the orientation */
+                         _("The targets are for the position only: the orientation is shown, "
+                           "not set."));
   show_reason (self, self->position_only
                      /* Translators: under the end effector's roll, pitch and yaw fields,
                       * which then only show the orientation */
@@ -326,6 +347,7 @@ solver_solved_cb (KmEffectorFields   *self,
   const double *q;
   guint n_dof;
   gboolean orientation;
+  g_autofree char *reason = NULL;
 
   g_assert (KM_IS_EFFECTOR_FIELDS (self));
 
@@ -343,41 +365,18 @@ solver_solved_cb (KmEffectorFields   *self,
     }
   g_clear_pointer (&self->request_pose, g_free);
 
+  self->applying++;
   km_document_close_edit (self->document);
   km_document_set_pose (self->document, solution->q, solution->n_dof);
   km_document_close_edit (self->document);
+  self->applying--;
   /* The fields show where the end effector went, not the typed value. */
   refresh (self);
 
   orientation = !self->position_only && km_document_get_solves_orientation (self->document);
-  if (km_ik_residual_missed (solution->pos_err, solution->rot_err, orientation))
-    {
-      g_autofree char *distance = g_strdup_printf ("%.*f %s", (int) self->length.digits,
-                                                   solution->pos_err * self->length.scale,
-                                                   self->length.symbol);
-      g_autofree char *reason = NULL;
-
-      if (orientation && solution->rot_err > KM_IK_DEFAULT_ORIENTATION_TOLERANCE)
-        {
-          KmUnit angle = angle_unit ();
-          g_autofree char *turn = g_strdup_printf ("%.*f%s", (int) angle.digits,
-                                                   solution->rot_err * angle.scale,
-                                                   angle.symbol);
-
-          /* Translators: the IK could not put the end effector at the pose typed into the
-           * End Effector fields; the first %s is how far from it it stopped ("12.5 mm"),
-           * the second how far it is turned from it ("3.0°") */
-          reason = g_strdup_printf (_("Not reached: the end effector stops %s and %s away "
-                                      "from it"),
-                                    distance, turn);
-        }
-      else
-        /* Translators: the IK could not put the end effector at the position typed into
-         * the End Effector fields; %s is how far from it it stopped ("12.5 mm") */
-        reason = g_strdup_printf (_("Not reached: the end effector stops %s away from it"),
-                                  distance);
-      show_error (self, reason);
-    }
+  reason = km_effector_fields_describe_miss (solution, orientation);
+  if (reason != NULL)
+    show_error (self, reason);
 }
 
 static void
@@ -397,10 +396,20 @@ field_typed_cb (GtkSpinButton *spin,
 }
 
 static void
+solver_busy_cb (KmEffectorFields *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+static void
 document_changed_cb (KmEffectorFields *self)
 {
   g_assert (KM_IS_EFFECTOR_FIELDS (self));
 
+  /* The pose shown changed by something else than the typed value's answer (an undo, a
+   * frame change, a solve, a drag): a "Not reached" is about a pose no longer shown. */
+  if (self->applying == 0)
+    show_error (self, NULL);
   refresh (self);
 }
 
@@ -448,6 +457,9 @@ km_effector_fields_get_property (GObject    *object,
     case PROP_LENGTH_UNIT:
       g_value_set_string (value, self->length_unit);
       break;
+    case PROP_BUSY:
+      g_value_set_boolean (value, km_effector_fields_get_busy (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -492,6 +504,10 @@ km_effector_fields_class_init (KmEffectorFieldsClass *klass)
   properties[PROP_LENGTH_UNIT] =
     g_param_spec_string ("length-unit", NULL, NULL, "metres",
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Whether a typed value is still being solved for (km_effector_fields_get_busy()). */
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -548,6 +564,8 @@ km_effector_fields_init (KmEffectorFields *self)
 
   self->solver = km_drag_solver_new ();
   g_signal_connect_object (self->solver, "solved", G_CALLBACK (solver_solved_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->solver, "notify::busy", G_CALLBACK (solver_busy_cb), self,
                            G_CONNECT_SWAPPED);
 
   self->document_signals = g_signal_group_new (KM_TYPE_DOCUMENT);
@@ -664,4 +682,65 @@ km_effector_fields_mat3_from_rpy (KmVec3  rpy,
     { sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr },
     { -sp,     cp * sr,                cp * cr },
   } };
+}
+
+/* A distance (m) or an angle (rad) small enough that the unit's digits would show it as
+ * 0: two significant digits in the smaller unit. */
+static char *
+format_miss_distance (double metres)
+{
+  KmUnit metre = km_unit_for_length ("metres"), millimetre = km_unit_for_length ("millimetres");
+
+  if (metres >= 0.01)
+    return g_strdup_printf ("%.3f %s", metres * metre.scale, metre.symbol);
+  if (metres >= 1e-4)
+    return g_strdup_printf ("%.1f %s", metres * millimetre.scale, millimetre.symbol);
+  return g_strdup_printf ("%.2g %s", metres * millimetre.scale, millimetre.symbol);
+}
+
+static char *
+format_miss_angle (double radians)
+{
+  double degrees = km_rad_to_deg (radians);
+
+  return degrees >= 0.1 ? g_strdup_printf ("%.1f°", degrees)
+                        : g_strdup_printf ("%.2g°", degrees);
+}
+
+/**
+ * km_effector_fields_describe_miss:
+ * @solution: the IK's answer to a typed value
+ * @orientation: whether the orientation was solved for
+ *
+ * Why the end effector is not at the typed value: how far from it it stopped, with the
+ * digits that show it (never "0.000 m"). The IK's own judgement (its tolerances, as its
+ * problem had them) decides whether it was reached.
+ *
+ * Returns: (transfer full) (nullable): the message, or %NULL where the value was reached
+ */
+char *
+km_effector_fields_describe_miss (const KmIkSolution *solution,
+                                  gboolean            orientation)
+{
+  g_autofree char *distance = NULL;
+
+  g_return_val_if_fail (solution != NULL, NULL);
+
+  if (solution->converged
+      || !km_ik_residual_missed (solution->pos_err, solution->rot_err, orientation))
+    return NULL;
+  distance = format_miss_distance (solution->pos_err);
+  if (orientation && solution->rot_err > KM_IK_DEFAULT_ORIENTATION_TOLERANCE)
+    {
+      g_autofree char *turn = format_miss_angle (solution->rot_err);
+
+      /* Translators: the IK could not put the end effector at the pose typed into the
+       * End Effector fields; the first %s is how far from it it stopped ("12.5 mm"),
+       * the second how far it is turned from it ("3.0°") */
+      return g_strdup_printf (_("Not reached: the end effector stops %s and %s away from it"),
+                              distance, turn);
+    }
+  /* Translators: the IK could not put the end effector at the position typed into the
+   * End Effector fields; %s is how far from it it stopped ("12.5 mm") */
+  return g_strdup_printf (_("Not reached: the end effector stops %s away from it"), distance);
 }

@@ -7,6 +7,7 @@
 #include <gtk/gtk.h>
 
 #include "km-document.h"
+#include "km-ik.h"
 #include "km-math.h"
 
 G_BEGIN_DECLS
@@ -23,6 +24,8 @@ const char *km_effector_fields_get_length_unit (KmEffectorFields *self);
 void        km_effector_fields_set_length_unit (KmEffectorFields *self,
                                                 const char       *length_unit);
 gboolean    km_effector_fields_get_busy        (KmEffectorFields *self);
+char       *km_effector_fields_describe_miss   (const KmIkSolution *solution,
+                                                gboolean            orientation);
 
 /* Roll, pitch and yaw (radians) of a rotation, R = Rz(yaw) · Ry(pitch) · Rx(roll), and back. */
 KmVec3      km_effector_fields_rpy_from_mat3   (const KmMat3     *rot);

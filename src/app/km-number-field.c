@@ -594,3 +594,37 @@ km_number_field_set_words (GtkSpinButton       *spin,
   field->word = word;
   output_cb (spin, field);
 }
+
+/**
+ * km_number_field_commit_focus:
+ * @widget: a widget in the window whose focus is looked at
+ *
+ * Commits the typed, not yet committed text of the number field that has the focus in
+ * @widget's window, as Return would: for an action that must act on the value typed
+ * (Set Keyframe) rather than leave it pending to be applied after.
+ *
+ * Returns: (transfer none) (nullable): the field whose text was committed, or %NULL
+ */
+GtkSpinButton *
+km_number_field_commit_focus (GtkWidget *widget)
+{
+  GtkRoot *root;
+  GtkWidget *focus;
+  GtkSpinButton *spin;
+  Field *field;
+
+  g_return_val_if_fail (GTK_IS_WIDGET (widget), NULL);
+
+  root = gtk_widget_get_root (widget);
+  focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  if (focus == NULL)
+    return NULL;
+  spin = GTK_IS_SPIN_BUTTON (focus)
+         ? GTK_SPIN_BUTTON (focus)
+         : (GtkSpinButton *) gtk_widget_get_ancestor (focus, GTK_TYPE_SPIN_BUTTON);
+  if (spin == NULL || (field = get_field (spin)) == NULL || !is_editing (spin, field))
+    return NULL;
+  gtk_spin_button_update (spin);
+  return spin;
+}
+

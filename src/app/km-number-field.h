@@ -55,5 +55,8 @@ gboolean km_number_field_parse    (const char           *text,
                                    char                **reason);
 double   km_number_field_shown_value (double             value,
                                       guint              digits);
+/* Commits the typed text of the focused number field in @widget's window (Set Keyframe). */
+GtkSpinButton *
+         km_number_field_commit_focus (GtkWidget           *widget);
 
 G_END_DECLS

@@ -15,6 +15,7 @@
 #include "km-body-item.h"
 #include "km-document-private.h"
 #include "km-document-skeleton.h"
+#include "km-effector-fields.h"
 #include "km-file-chooser-folder.h"
 #include "km-format.h"
 #include "km-graph-view.h"
@@ -27,6 +28,7 @@
 #include "km-joint-panel.h"
 #include "km-layout-state.h"
 #include "km-message-view.h"
+#include "km-number-field.h"
 #include "km-scene-view.h"
 #include "km-task.h"
 #include "km-time-bar.h"
@@ -201,16 +203,63 @@ update_keyframe_actions (KmWindow *self)
  * a text field too, where K, Shift+K and Space are text): the time bar's actions of the
  * same name ("win.set-keyframe" → "time.set-keyframe"). */
 static void
-time_bar_forward_action (GtkWidget  *widget,
-                         const char *action_name,
-                         GVariant   *parameter)
+forward_to_time_bar (KmWindow   *self,
+                     const char *action_name)
 {
-  KmWindow *self = KM_WINDOW (widget);
   g_autofree char *time_action = NULL;
 
   g_assert (g_str_has_prefix (action_name, "win."));
   time_action = g_strconcat ("time.", action_name + strlen ("win."), NULL);
   gtk_widget_activate_action (GTK_WIDGET (self->time_bar), time_action, NULL);
+}
+
+#define DEFERRED_ACTION_KEY "km-window-deferred-action"
+
+/* The End Effector field's typed value is in place (or dropped): the action waiting for it
+ * goes on. */
+static void
+effector_fields_busy_cb (KmEffectorFields *fields,
+                         GParamSpec       *pspec,
+                         KmWindow         *self)
+{
+  g_autofree char *action_name = NULL;
+
+  if (km_effector_fields_get_busy (fields))
+    return;
+  action_name = g_strdup (g_object_get_data (G_OBJECT (fields), DEFERRED_ACTION_KEY));
+  g_signal_handlers_disconnect_by_func (fields, effector_fields_busy_cb, self);
+  g_object_set_data (G_OBJECT (fields), DEFERRED_ACTION_KEY, NULL);
+  if (action_name != NULL && self->document != NULL)
+    forward_to_time_bar (self, action_name);
+}
+
+static void
+time_bar_forward_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  KmWindow *self = KM_WINDOW (widget);
+  GtkSpinButton *committed;
+  GtkWidget *fields;
+
+  /* A value typed but not yet committed (a joint's, the end effector's) is the pose the
+   * user means: it goes in first, as Return would, and is keyed, not left pending to be
+   * applied after as an unkeyed edit. */
+  committed = km_number_field_commit_focus (widget);
+  fields = committed != NULL ? gtk_widget_get_ancestor (GTK_WIDGET (committed),
+                                                        KM_TYPE_EFFECTOR_FIELDS)
+                             : NULL;
+  /* The End Effector's value goes through the IK on a worker: the action waits for it. */
+  if (fields != NULL && km_effector_fields_get_busy (KM_EFFECTOR_FIELDS (fields)))
+    {
+      if (g_object_get_data (G_OBJECT (fields), DEFERRED_ACTION_KEY) == NULL)
+        g_signal_connect_object (fields, "notify::busy", G_CALLBACK (effector_fields_busy_cb),
+                                 self, 0);
+      g_object_set_data_full (G_OBJECT (fields), DEFERRED_ACTION_KEY, g_strdup (action_name),
+                              g_free);
+      return;
+    }
+  forward_to_time_bar (self, action_name);
 }
 
 static void

@@ -5,12 +5,14 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 #include <gtk/gtk.h>
 
 #include "km-application.h"
 #include "km-document.h"
 #include "km-document-edit.h"
 #include "km-effector-fields.h"
+#include "km-joint-panel.h"
 #include "km-window.h"
 
 #include "test-app-util.h"
@@ -285,6 +287,12 @@ test_position_only (Fixture       *f,
 
   roll = field (f, "roll_field");
   g_assert_false (gtk_editable_get_editable (GTK_EDITABLE (roll)));
+  /* Read-only all through: its +/− buttons too, and it says why. */
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (roll)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_BUTTON (child))
+      g_assert_false (gtk_widget_get_sensitive (child));
+  g_assert_nonnull (gtk_widget_get_tooltip_text (GTK_WIDGET (roll)));
   km_document_get_pose (f->document, &n_dof);
   pose = g_memdup2 (km_document_get_pose (f->document, NULL), sizeof (double) * MAX (n_dof, 1));
   gtk_spin_button_set_value (roll, gtk_spin_button_get_value (roll) + 20.0);
@@ -295,6 +303,227 @@ test_position_only (Fixture       *f,
   assert_fields_show (f, &point);
 }
 
+/* At the default window size each field shows 7 characters and more ("-0.2870", "-442.00"),
+ * each name in full (not "Pi…"). */
+static void
+test_fields_show_seven_chars (Fixture       *f,
+                              gconstpointer  data)
+{
+  const char *names[] = { "x_field", "y_field", "z_field", "roll_field", "pitch_field",
+                          "yaw_field" };
+  GtkWidget *grid = GTK_WIDGET (gtk_widget_get_template_child (f->fields,
+                                                               KM_TYPE_EFFECTOR_FIELDS, "grid"));
+
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1280, 800);
+  g_object_set (km_window_get_joint_panel (f->window), "length-unit", "millimetres", NULL);
+  test_app_spin_for (300);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      GtkWidget *spin = GTK_WIDGET (field (f, names[i]));
+      GtkWidget *text = NULL;
+      g_autoptr(PangoLayout) layout = NULL;
+      int seven = 0;
+
+      for (GtkWidget *child = gtk_widget_get_first_child (spin); child != NULL;
+           child = gtk_widget_get_next_sibling (child))
+        if (GTK_IS_TEXT (child))
+          text = child;
+      g_assert_nonnull (text);
+      layout = gtk_widget_create_pango_layout (text, "-442.00");
+      pango_layout_get_pixel_size (layout, &seven, NULL);
+      g_test_message ("%s: text %d px, 7 characters %d px", names[i],
+                      gtk_widget_get_width (text), seven);
+      g_assert_cmpint (gtk_widget_get_width (text), >=, seven);
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (grid); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (GTK_IS_LABEL (child) && gtk_widget_get_visible (child))
+      {
+        int natural = 0;
+
+        gtk_widget_measure (child, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL,
+                            NULL);
+        g_test_message ("\"%s\": %d px of %d", gtk_label_get_text (GTK_LABEL (child)),
+                        gtk_widget_get_width (child), natural);
+        g_assert_cmpint (gtk_widget_get_width (child), >=, natural);
+      }
+}
+
+static GtkWidget *
+error_label (Fixture *f)
+{
+  GObject *object = gtk_widget_get_template_child (f->fields, KM_TYPE_EFFECTOR_FIELDS,
+                                                   "error_label");
+
+  g_assert_true (GTK_IS_WIDGET (object));
+  return GTK_WIDGET (object);
+}
+
+/* X typed far out of reach: "Not reached …"; then it goes once the pose shown changes by
+ * something else than that value: Ctrl+Z, another frame. */
+static void
+test_not_reached_clears (Fixture       *f,
+                         gconstpointer  data)
+{
+  GtkSpinButton *x = field (f, "x_field");
+  KmTransform before = effector_fk (f);
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *text = g_strdup_printf ("%s m", g_ascii_dtostr (number, sizeof number,
+                                                                    before.pos.x + 100.0));
+
+  gtk_widget_grab_focus (GTK_WIDGET (x));
+  type_and_enter (x, text);
+  g_assert_true (test_app_wait_until (fields_idle, f->fields, 10000));
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (error_label (f)));
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_false (gtk_widget_get_visible (error_label (f)));
+
+  type_and_enter (x, text);
+  g_assert_true (test_app_wait_until (fields_idle, f->fields, 10000));
+  test_app_spin ();
+  g_assert_true (gtk_widget_get_visible (error_label (f)));
+  km_document_set_current_frame (f->document, km_document_get_n_frames (f->document) / 2);
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_false (gtk_widget_get_visible (error_label (f)));
+}
+
+/* Set Keyframe (Ctrl+K) with a value typed in X, not yet applied: the value goes in first,
+ * as Return would, and the pose keyed is the one with the end effector there. */
+static void
+test_set_keyframe_commits_typed (Fixture       *f,
+                                 gconstpointer  data)
+{
+  GtkSpinButton *x = field (f, "x_field");
+  KmTransform before = effector_fk (f), after;
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *text = g_strdup_printf ("%s m", g_ascii_dtostr (number, sizeof number,
+                                                                    before.pos.x + 0.05));
+
+  gtk_widget_grab_focus (GTK_WIDGET (x));
+  gtk_editable_set_text (GTK_EDITABLE (x), text);
+  test_app_spin ();
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (x), "pending"));
+
+  if (test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (x),
+                        "key", "--delay", "60", "ctrl+k", NULL);
+  else
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.set-keyframe",
+                                               NULL));
+  g_assert_true (test_app_wait_until (fields_idle, f->fields, 10000));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+
+  after = effector_fk (f);
+  g_test_message ("x %.6f → %.6f", before.pos.x, after.pos.x);
+  g_assert_cmpfloat_with_epsilon (after.pos.x, before.pos.x + 0.05, 1e-4);
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (x), "pending"));
+  g_assert_false (km_document_get_pose_unkeyed (f->document, NULL));
+  g_assert_cmpint (km_target_track_find_keyframe (km_document_get_targets (f->document),
+                                                  km_document_get_current_frame (f->document)),
+                   >=, 0);
+}
+
+static GtkSpinButton *
+find_spin (GtkWidget     *widget,
+           GtkAdjustment *adjustment)
+{
+  if (GTK_IS_SPIN_BUTTON (widget)
+      && gtk_spin_button_get_adjustment (GTK_SPIN_BUTTON (widget)) == adjustment)
+    return GTK_SPIN_BUTTON (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkSpinButton *found = find_spin (child, adjustment);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The same with a value typed in a Pose joint field: the joint value typed is keyed. */
+static void
+test_set_keyframe_commits_joint (Fixture       *f,
+                                 gconstpointer  data)
+{
+  GtkWidget *panel = km_window_get_joint_panel (f->window);
+  guint dof = km_skeleton_get_n_dof (km_document_get_skeleton (f->document)) - 1;
+  GtkSpinButton *spin = find_spin (panel, km_joint_panel_get_adjustment (KM_JOINT_PANEL (panel),
+                                                                         dof));
+  GtkAdjustment *adjustment = gtk_spin_button_get_adjustment (spin);
+  double before = gtk_spin_button_get_value (spin);
+  double lower = gtk_adjustment_get_lower (adjustment);
+  double upper = gtk_adjustment_get_upper (adjustment);
+  double wanted = round ((lower + 0.25 * (upper - lower)) * 10.0) / 10.0;
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_assert_nonnull (spin);
+  g_assert_cmpfloat (fabs (wanted - before), >, 0.05);
+  gtk_widget_grab_focus (GTK_WIDGET (spin));
+  gtk_editable_set_text (GTK_EDITABLE (spin),
+                         g_ascii_formatd (number, sizeof number, "%.1f", wanted));
+  test_app_spin ();
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
+
+  if (test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    test_app_real_keys (GTK_WIDGET (f->window), GTK_WIDGET (spin),
+                        "key", "--delay", "60", "ctrl+k", NULL);
+  else
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.set-keyframe",
+                                               NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+
+  g_test_message ("joint %u: %.3f → %.3f", dof, before, gtk_spin_button_get_value (spin));
+  g_assert_cmpfloat_with_epsilon (gtk_spin_button_get_value (spin), wanted, 1e-6);
+  g_assert_false (gtk_widget_has_css_class (GTK_WIDGET (spin), "pending"));
+  g_assert_false (km_document_get_pose_unkeyed (f->document, NULL));
+}
+
+/* The distance a missed value stops away is shown with digits that show it; the IK's own
+ * tolerance decides whether it was missed. */
+static void
+test_describe_miss (void)
+{
+  KmIkSolution solution = { 0 };
+  g_autofree char *tiny = NULL, *small = NULL, *large = NULL, *turned = NULL;
+  g_autofree char *converged = NULL, *within = NULL;
+
+  solution.converged = FALSE;
+  solution.pos_err = 2.4e-6;
+  tiny = km_effector_fields_describe_miss (&solution, FALSE);
+  g_assert_nonnull (tiny);
+  g_test_message ("%s", tiny);
+  g_assert_null (strstr (tiny, "0.000"));
+  g_assert_nonnull (strstr (tiny, "0.0024 mm"));
+  solution.pos_err = 0.0031;
+  small = km_effector_fields_describe_miss (&solution, FALSE);
+  g_assert_nonnull (strstr (small, "3.1 mm"));
+  solution.pos_err = 0.25;
+  large = km_effector_fields_describe_miss (&solution, FALSE);
+  g_assert_nonnull (strstr (large, "0.250 m"));
+  solution.pos_err = 1e-7;
+  solution.rot_err = 3e-5;
+  turned = km_effector_fields_describe_miss (&solution, TRUE);
+  g_assert_null (strstr (turned, "0.0°"));
+  g_assert_nonnull (strstr (turned, "0.0017°"));
+  /* Within the tolerance, or the IK says it converged (its problem's own tolerance). */
+  solution.rot_err = 0.0;
+  within = km_effector_fields_describe_miss (&solution, TRUE);
+  g_assert_null (within);
+  solution.pos_err = 5e-6;
+  solution.converged = TRUE;
+  converged = km_effector_fields_describe_miss (&solution, TRUE);
+  g_assert_null (converged);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -302,12 +531,17 @@ main (int   argc,
   test_app_init (&argc, &argv);
 
   g_test_add_func ("/kinema/EffectorFields/rpy-convention", test_rpy_convention);
+  g_test_add_func ("/kinema/EffectorFields/describe-miss", test_describe_miss);
 #define ADD(path, func) \
   g_test_add ("/kinema/EffectorFields/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
   ADD ("shows-fk", test_shows_fk);
   ADD ("fits-panel-width", test_fits_panel_width);
   ADD ("typed-x", test_typed_x_moves_effector);
   ADD ("position-only", test_position_only);
+  ADD ("not-reached-clears", test_not_reached_clears);
+  ADD ("fields-show-seven-chars", test_fields_show_seven_chars);
+  ADD ("set-keyframe-commits-typed", test_set_keyframe_commits_typed);
+  ADD ("set-keyframe-commits-joint", test_set_keyframe_commits_joint);
 #undef ADD
 
   return g_test_run ();

@@ -404,6 +404,231 @@ test_messages_one_tab_stop (Fixture       *f,
   }
 }
 
+/* The row of @list at or above @widget (NULL for none). */
+static GtkWidget *
+message_row_of (GtkWidget *list,
+                GtkWidget *widget)
+{
+  for (GtkWidget *w = widget; w != NULL && w != list; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_parent (w) == list)
+      return w;
+  return NULL;
+}
+
+/* The text of the last label at or below @widget (a message row's message). */
+static const char *
+last_label_text (GtkWidget *widget)
+{
+  const char *text = GTK_IS_LABEL (widget) ? gtk_label_get_text (GTK_LABEL (widget)) : NULL;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      const char *below = last_label_text (child);
+
+      if (below != NULL)
+        text = below;
+    }
+  return text;
+}
+
+/* Whether @row is wholly in view in the Messages list's scrolled window. */
+static gboolean
+row_wholly_in_view (GtkWidget *row)
+{
+  GtkWidget *scroller = gtk_widget_get_ancestor (row, GTK_TYPE_SCROLLED_WINDOW);
+  graphene_rect_t bounds;
+
+  return scroller != NULL && gtk_widget_get_mapped (row) && gtk_widget_get_child_visible (row)
+         && gtk_widget_compute_bounds (row, scroller, &bounds)
+         && bounds.origin.y >= -0.5
+         && bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 0.5;
+}
+
+/* Shows the Messages pane with @n lines ("line 0 of the test"…) and returns its list. */
+static GtkWidget *
+show_messages (Fixture *f,
+               guint    n)
+{
+  GtkWidget *view;
+
+  g_object_set (f->window, "show-messages", TRUE, NULL);
+  km_document_clear_messages (f->document);
+  for (guint i = 0; i < n; i++)
+    km_document_log (f->document, G_LOG_LEVEL_MESSAGE, "line %u of the test", i);
+  test_app_spin_for (300);
+  view = test_app_find_widget (GTK_WIDGET (f->window), KM_TYPE_MESSAGE_VIEW);
+  g_assert_nonnull (view);
+  g_assert_true (gtk_widget_get_mapped (view));
+  return test_app_find_widget (view, GTK_TYPE_LIST_VIEW);
+}
+
+/* A reviewer's finding: a click on a line of Messages left the keyboard focus where it was
+ * (in a spin button, whose value ↓ then changed; Ctrl+C copied nothing). Now the click
+ * focuses the line's row: ↓ goes to the next line, Ctrl+C copies it; a drag still selects
+ * text. */
+static void
+test_messages_click_focuses_line (Fixture       *f,
+                                  gconstpointer  data)
+{
+  KmJointPanel *panel = KM_JOINT_PANEL (km_window_get_joint_panel (f->window));
+  GtkWidget *list, *spin, *text, *focus;
+  double value;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+
+  list = show_messages (f, 6);
+  g_assert_nonnull (list);
+  g_assert_cmpuint (km_joint_panel_get_n_rows (panel), >, 1);
+  spin = find_spin_for (GTK_WIDGET (panel), km_joint_panel_get_adjustment (panel, 1));
+  g_assert_nonnull (spin);
+  g_assert_true (gtk_widget_grab_focus (spin));
+  value = gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin));
+
+  /* The last line but one: the pane follows the newest, so it and the last are in view. */
+  text = test_app_find_label (list, "line 4 of the test");
+  g_assert_nonnull (text);
+  g_assert_true (row_wholly_in_view (message_row_of (list, text)));
+  {
+    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+
+    test_app_add_pointer_move_to (args, text, 20, gtk_widget_get_height (text) / 2.0);
+    g_ptr_array_add (args, g_strdup ("click"));
+    g_ptr_array_add (args, g_strdup ("1"));
+    test_app_xdotool (GTK_WIDGET (f->window), args);
+    test_app_spin_for (100);
+  }
+  focus = focus_of (f);
+  g_assert_nonnull (focus);
+  g_assert_true (gtk_widget_is_ancestor (focus, list));
+  g_assert_true (message_row_of (list, focus) == message_row_of (list, text));
+
+  press (f, "Down");
+  focus = focus_of (f);
+  g_assert_true (focus != NULL && gtk_widget_is_ancestor (focus, list));
+  g_assert_cmpstr (last_label_text (message_row_of (list, focus)), ==, "line 5 of the test");
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, value);
+  {
+    g_autofree char *copied = NULL;
+
+    press (f, "ctrl+c");
+    copied = clipboard_text (list);
+    g_assert_true (g_regex_match_simple ("^[0-9:]+ .+: line 5 of the test$", copied, 0, 0));
+  }
+
+  /* A drag in a line still selects its text, and Ctrl+C copies that. */
+  g_assert_true (gtk_widget_grab_focus (spin));
+  {
+    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func (g_free);
+    int start = 0, end = 0;
+
+    test_app_add_pointer_move_to (args, text, 1, gtk_widget_get_height (text) / 2.0);
+    g_ptr_array_add (args, g_strdup ("mousedown"));
+    g_ptr_array_add (args, g_strdup ("1"));
+    test_app_add_pointer_move_to (args, text, 30, gtk_widget_get_height (text) / 2.0);
+    test_app_add_pointer_move_to (args, text, 40, gtk_widget_get_height (text) / 2.0);
+    g_ptr_array_add (args, g_strdup ("mouseup"));
+    g_ptr_array_add (args, g_strdup ("1"));
+    test_app_xdotool (GTK_WIDGET (f->window), args);
+    test_app_spin_for (100);
+    g_assert_true (gtk_label_get_selection_bounds (GTK_LABEL (text), &start, &end));
+    g_assert_cmpint (end - start, >, 0);
+  }
+  g_assert_true (focus_of (f) != NULL && gtk_widget_is_ancestor (focus_of (f), list));
+  {
+    g_autofree char *copied = NULL;
+
+    press (f, "ctrl+c");
+    copied = clipboard_text (list);
+    g_assert_cmpstr (copied, !=, "");
+    g_assert_true (g_str_has_prefix ("line 4 of the test", copied));
+  }
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, value);
+}
+
+static gboolean
+scrolled_to_end (gpointer data)
+{
+  GtkAdjustment *adj = data;
+
+  return gtk_adjustment_get_value (adj) > 0
+         && gtk_adjustment_get_value (adj) + gtk_adjustment_get_page_size (adj)
+            >= gtk_adjustment_get_upper (adj) - 0.5;
+}
+
+/* A reviewer's finding: Tab into Messages went to a line scrolled out of view (no focus to
+ * be seen), and ↓ then jumped to the top line. Now Tab comes to the first line in view (or
+ * the one it left, while that is in view), which shows the ring; ↓ goes on to the next. */
+static void
+test_messages_tab_enters_in_view (Fixture       *f,
+                                  gconstpointer  data)
+{
+  GtkWidget *view, *clear, *list, *focus, *row;
+  GtkAdjustment *adj;
+  const char *line;
+  guint n = 0;
+
+  if (!test_app_real_input_or_skip (GTK_WIDGET (f->window)))
+    return;
+
+  list = show_messages (f, 40);
+  view = test_app_find_widget (GTK_WIDGET (f->window), KM_TYPE_MESSAGE_VIEW);
+  clear = test_app_find_action (view, GTK_TYPE_BUTTON, "messages.clear");
+  g_assert_nonnull (clear);
+  adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (
+                                               list, GTK_TYPE_SCROLLED_WINDOW)));
+  /* Scrolled to the newest line, away from the first. */
+  g_assert_true (test_app_wait_until (scrolled_to_end, adj, 5000));
+
+  g_assert_true (gtk_widget_grab_focus (clear));
+  press (f, "Tab");
+  focus = focus_of (f);
+  g_assert_true (focus != NULL && gtk_widget_is_ancestor (focus, list));
+  row = message_row_of (list, focus);
+  g_assert_nonnull (row);
+  g_assert_true (row_wholly_in_view (row));
+  g_assert_true (gtk_widget_get_state_flags (focus) & GTK_STATE_FLAG_FOCUS_VISIBLE);
+  line = last_label_text (row);
+  g_assert_true (g_str_has_prefix (line, "line "));
+  n = (guint) g_ascii_strtoull (line + strlen ("line "), NULL, 10);
+  g_assert_cmpuint (n, <, 39);
+
+  /* ↓ goes on to the next line. */
+  press (f, "Down");
+  focus = focus_of (f);
+  g_assert_true (focus != NULL && gtk_widget_is_ancestor (focus, list));
+  row = message_row_of (list, focus);
+  g_assert_true (row_wholly_in_view (row));
+  {
+    g_autofree char *next = g_strdup_printf ("line %u of the test", n + 1);
+
+    g_assert_cmpstr (last_label_text (row), ==, next);
+  }
+
+  /* Out and back: the line left, still in view. */
+  press (f, "Tab");
+  g_assert_false (focus_of (f) != NULL && gtk_widget_is_ancestor (focus_of (f), list));
+  press (f, "shift+Tab");
+  focus = focus_of (f);
+  g_assert_true (focus != NULL && gtk_widget_is_ancestor (focus, list));
+  g_assert_true (message_row_of (list, focus) == row);
+
+  /* Scrolled away from the line left, Tab comes to the first line in view: the top one. */
+  g_assert_true (gtk_widget_grab_focus (clear));
+  gtk_adjustment_set_value (adj, 0);
+  test_app_spin_for (200);
+  press (f, "Tab");
+  focus = focus_of (f);
+  g_assert_true (focus != NULL && gtk_widget_is_ancestor (focus, list));
+  row = message_row_of (list, focus);
+  g_assert_true (row_wholly_in_view (row));
+  g_assert_cmpstr (last_label_text (row), ==, "line 0 of the test");
+  press (f, "Down");
+  g_assert_cmpstr (last_label_text (message_row_of (list, focus_of (f))), ==,
+                   "line 1 of the test");
+}
+
 /* Whether a label at or below @root has a line that begins with @word and goes on with
  * nothing or a space (a shape: "cylinder", "box “base”"). */
 static gboolean
@@ -591,6 +816,10 @@ main (int    argc,
               fixture_setup, test_keyframe_accels_in_field, fixture_teardown);
   g_test_add ("/kinema/KeyboardAccess/keys/messages-one-tab-stop", Fixture, NULL,
               fixture_setup, test_messages_one_tab_stop, fixture_teardown);
+  g_test_add ("/kinema/KeyboardAccess/keys/messages-click-focuses-line", Fixture, NULL,
+              fixture_setup, test_messages_click_focuses_line, fixture_teardown);
+  g_test_add ("/kinema/KeyboardAccess/keys/messages-tab-enters-in-view", Fixture, NULL,
+              fixture_setup, test_messages_tab_enters_in_view, fixture_teardown);
   g_test_add_func ("/kinema/KeyboardAccess/labels/last-time-label-fits", test_last_time_label_fits);
   return g_test_run ();
 }
