@@ -465,15 +465,50 @@ km_document_can_set_effector (KmDocument *self,
          || km_document_get_effector (self) != joint;
 }
 
+/* Targets for @joint as the end effector of a body without keyframes of its own (@targets
+ * NULL, or keyed nowhere): one keyframe, at the current frame, where @joint is in the pose
+ * shown. Nothing moves: the body has no keyframe to carry across to the new effector
+ * (targets without keyframes would solve toward the world origin), and so the new effector
+ * starts where it is, as K there would key it. @targets' frame rate, base and orientation
+ * mode stay; an effector offset (the old effector's tool point) goes. */
+static KmTargetTrack *
+targets_from_shown_pose (KmDocument    *self,
+                         KmTargetTrack *targets,
+                         int            joint)
+{
+  const KmTransform *world = km_document_get_joint_world (self, NULL);
+  const char *name = km_skeleton_get_joint (km_document_get_skeleton (self), (guint) joint)->name;
+  g_autoptr(KmTargetTrack) keyed = NULL;
+  g_autoptr(KmTargetTrack) named = NULL;
+  KmTargetKeyframe keyframe;
+
+  if (world == NULL)
+    return NULL;
+  keyframe.frame = km_document_get_current_frame (self);
+  keyframe.position = world[joint].pos;
+  keyframe.orientation = km_mat3_to_quat (&world[joint].rot);
+  if (targets == NULL)
+    return km_target_track_new (&keyframe, 1, name, km_document_get_frame_rate (self), NULL);
+  named = km_target_track_with_effector (targets, name);
+  keyed = named != NULL ? km_target_track_with_keyframe (named, &keyframe) : NULL;
+  if (keyed == NULL || !km_target_track_has_effector_offset (keyed))
+    return g_steal_pointer (&keyed);
+  return km_target_track_with_tool (keyed, km_vec3 (0.0, 0.0, 0.0),
+                                    km_target_track_get_position_only (keyed));
+}
+
 /**
  * km_document_set_effector:
  * @joint: a joint of the current body's skeleton, not its root
  *
  * Makes @joint the end effector of the current body's IK targets, as `--effector` does
- * for the command line: the targets name it (they are made, without keyframes, when the
- * body has none), their keyframes stay where they are in the world, and a tool point off
- * the previous effector (an effector offset) goes, being in that joint's frame. One undo
- * step; the motion solves again, as after any edit of the targets.
+ * for the command line: the targets name it, their keyframes stay where they are in the
+ * world, and a tool point off the previous effector (an effector offset) goes, being in
+ * that joint's frame. A body without keyframes of its own (no targets, or targets keyed
+ * nowhere) has none to keep: its targets start with one keyframe at the current frame
+ * where @joint is in the pose shown, so that nothing moves (targets_from_shown_pose()).
+ * One undo step, which shows the pose of before again; the motion solves again, as after
+ * any edit of the targets.
  *
  * Returns: %FALSE when nothing changed (no body, no such joint, the root, or @joint is
  *   already the effector the targets name)
@@ -495,9 +530,8 @@ km_document_set_effector (KmDocument *self,
   skeleton = km_document_get_skeleton (self);
   chosen = km_skeleton_get_joint (skeleton, (guint) joint);
   targets = km_document_get_targets (self);
-  if (targets == NULL)
-    track = km_target_track_new (NULL, 0, chosen->name, km_document_get_frame_rate (self),
-                                 NULL);
+  if (targets == NULL || km_target_track_get_n_keyframes (targets) == 0)
+    track = targets_from_shown_pose (self, targets, joint);
   else
     {
       named = km_target_track_with_effector (targets, chosen->name);

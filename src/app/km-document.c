@@ -2038,6 +2038,18 @@ track_keys_shown_pose (KmDocument    *self,
          && km_quat_angle_between (key->orientation, km_mat3_to_quat (&point.rot)) < 1e-6;
 }
 
+/* Whether @track names an end effector other than the one the body has now (Use as End
+ * Effector, km_document_set_effector). */
+static gboolean
+track_changes_effector (KmDocument    *self,
+                        KmTargetTrack *track)
+{
+  const char *name = km_target_track_get_effector (track);
+
+  return name != NULL && self->skeleton != NULL
+         && km_skeleton_find_effector (self->skeleton, name) != self->effector;
+}
+
 static void
 targets_edit_redo (gpointer data)
 {
@@ -3369,10 +3381,12 @@ km_document_set_targets (KmDocument    *self,
   /* Set Keyframe (km_document_set_keyframe) keys what shows now: an unkeyed pose, or a
    * pose where no motion shows (a model without one), which the solve the keyframe starts
    * replaces with its own (a redundant arm reaches the point another way); undone, the
-   * pose of before shows again, not the solver's. */
+   * pose of before shows again, not the solver's. So does Use as End Effector
+   * (km_document_set_effector), whose solve for the new effector replaces it too. */
   if ((self->pose_unkeyed ? self->unkeyed_frame == self->current_frame
                           : motion_pose (self) == NULL)
-      && self->skeleton != NULL && track_keys_shown_pose (self, targets))
+      && self->skeleton != NULL
+      && (track_keys_shown_pose (self, targets) || track_changes_effector (self, targets)))
     {
       edit->keyed_n_dof = km_skeleton_get_n_dof (self->skeleton);
       edit->keyed_pose = g_memdup2 (self->pose, edit->keyed_n_dof * sizeof (double));

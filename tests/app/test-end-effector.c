@@ -288,6 +288,164 @@ test_joint_row_menu (Fixture       *f,
   g_assert_cmpstr (effector_name (f), ==, "joint2");
 }
 
+/* A copy of the pose shown (its DOF count in @n_dof). */
+static double *
+copy_pose (Fixture *f,
+           guint   *n_dof)
+{
+  const double *q = km_document_get_pose (f->document, n_dof);
+
+  return g_memdup2 (q, *n_dof * sizeof (double));
+}
+
+/* The pose shown is @q (@n_dof values), each within @tolerance (0: bit for bit). */
+static void
+assert_pose (Fixture      *f,
+             const double *q,
+             guint         n_dof,
+             double        tolerance)
+{
+  guint n = 0;
+  const double *shown = km_document_get_pose (f->document, &n);
+
+  g_assert_cmpuint (n, ==, n_dof);
+  for (guint i = 0; i < n_dof; i++)
+    if (tolerance == 0.0)
+      g_assert_cmpfloat (shown[i], ==, q[i]);
+    else
+      g_assert_cmpfloat_with_epsilon (shown[i], q[i], tolerance);
+}
+
+/* SR1 opened without targets, its right ankle the effector by default, joint LARM_WRIST_R's
+ * row selected: the effector's world position and a copy of the pose shown. */
+static double *
+open_sr1_wrist_selected (Fixture *f,
+                         int     *joint,
+                         KmVec3  *wrist,
+                         guint   *n_dof)
+{
+  open_data_file (f, "choreonoid/SR1.body");
+  g_assert_null (km_document_get_targets (f->document));
+  g_assert_false (km_document_get_modified (f->document));
+  *joint = find (f, "LARM_WRIST_R");
+  g_assert_cmpint (km_document_get_effector (f->document), !=, *joint);
+  *wrist = km_document_get_joint_world (f->document, NULL)[*joint].pos;
+  km_document_set_selected_joint (f->document, *joint);
+  test_app_spin ();
+  return copy_pose (f, n_dof);
+}
+
+/* Use as End Effector on SR1's left wrist row, then undo: the pose shown before comes back
+ * bit for bit (the solve for the new effector had bent the robot over, and undo left it
+ * bent), with the project unmodified, as it is. */
+static void
+test_undo_restores_pose (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree double *before = NULL;
+  KmVec3 wrist;
+  guint n_dof = 0;
+  int joint;
+
+  before = open_sr1_wrist_selected (f, &joint, &wrist, &n_dof);
+  g_assert_true (gtk_widget_activate_action (f->tree, "tree.use-as-effector", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpstr (effector_name (f), ==, "LARM_WRIST_R");
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_null (km_document_get_targets (f->document));
+  g_assert_cmpint (km_document_get_effector (f->document), !=, joint);
+  assert_pose (f, before, n_dof, 0.0);
+  g_assert_false (km_document_get_modified (f->document));
+  g_assert_false (km_document_get_pose_unkeyed (f->document, NULL));
+}
+
+/* SR1 without targets has no keyframe to keep: Use as End Effector on the left wrist makes
+ * it the effector where it is (one keyframe there, at the current frame), and the robot
+ * does not bend over to reach for the ankle's point (the world origin, for targets without
+ * keyframes: 254 mm off). Redone, the same. */
+static void
+test_no_keyframes_keeps_pose (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree double *before = NULL;
+  const KmTargetKeyframe *key;
+  KmTargetTrack *targets;
+  KmVec3 wrist;
+  guint n_dof = 0;
+  int joint;
+
+  before = open_sr1_wrist_selected (f, &joint, &wrist, &n_dof);
+  g_assert_true (gtk_widget_activate_action (f->tree, "tree.use-as-effector", NULL));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpstr (effector_name (f), ==, "LARM_WRIST_R");
+  assert_pose (f, before, n_dof, 1e-6);
+  targets = km_document_get_targets (f->document);
+  g_assert_nonnull (targets);
+  g_assert_cmpstr (km_target_track_get_effector (targets), ==, "LARM_WRIST_R");
+  g_assert_cmpuint (km_target_track_get_n_keyframes (targets), ==, 1);
+  key = km_target_track_get_keyframe (targets, 0);
+  g_assert_cmpuint (key->frame, ==, 0);
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (key->position, wrist)), <, 1e-12);
+
+  g_assert_true (km_document_undo (f->document));
+  g_assert_true (km_document_redo (f->document));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  g_assert_cmpstr (effector_name (f), ==, "LARM_WRIST_R");
+  assert_pose (f, before, n_dof, 1e-6);
+}
+
+/* With keyframes of the user's, the documented behaviour stays: they stay where they are
+ * in the world (the left wrist is solved toward the right ankle's key). Undone, the pose
+ * shown before comes back exactly: here an arm pose the user set and had not keyed, which
+ * the solve had replaced. */
+static void
+test_user_keyframes_stay (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree double *unkeyed = NULL;
+  KmTargetKeyframe keyed;
+  guint n_dof = 0;
+  int joint;
+
+  open_data_file (f, "choreonoid/SR1.body");
+  g_assert_true (km_document_set_keyframe (f->document, 0));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  keyed = *km_target_track_get_keyframe (km_document_get_targets (f->document), 0);
+
+  unkeyed = copy_pose (f, &n_dof);
+  unkeyed[km_skeleton_get_joint (km_document_get_skeleton (f->document),
+                                 (guint) find (f, "LARM_SHOULDER_P"))->dof_index] += 0.3;
+  km_document_close_edit (f->document);
+  km_document_set_pose (f->document, unkeyed, n_dof);
+  km_document_close_edit (f->document);
+  test_app_spin ();
+  g_assert_true (km_document_get_pose_unkeyed (f->document, NULL));
+  g_free (unkeyed);
+  unkeyed = copy_pose (f, &n_dof);
+
+  joint = find (f, "LARM_WRIST_R");
+  g_assert_true (km_document_set_effector (f->document, joint));
+  g_assert_true (test_app_wait_idle_solve (f->document, 20000));
+  test_app_spin ();
+  g_assert_cmpstr (effector_name (f), ==, "LARM_WRIST_R");
+  g_assert_cmpuint (km_target_track_get_n_keyframes (km_document_get_targets (f->document)),
+                    ==, 1);
+  g_assert_cmpfloat (km_vec3_length (km_vec3_sub (
+                       km_target_track_get_keyframe (km_document_get_targets (f->document),
+                                                     0)->position,
+                       keyed.position)), ==, 0.0);
+
+  g_assert_true (km_document_undo (f->document));
+  test_app_spin ();
+  g_assert_cmpint (km_document_get_effector (f->document), !=, joint);
+  assert_pose (f, unkeyed, n_dof, 0.0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -300,6 +458,9 @@ main (int   argc,
   ADD ("tree-action", test_tree_action);
   ADD ("inspector-action", test_inspector_action);
   ADD ("joint-row-menu", test_joint_row_menu);
+  ADD ("undo-restores-pose", test_undo_restores_pose);
+  ADD ("no-keyframes-keeps-pose", test_no_keyframes_keeps_pose);
+  ADD ("user-keyframes-stay", test_user_keyframes_stay);
 #undef ADD
 
   return g_test_run ();
